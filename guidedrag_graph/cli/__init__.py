@@ -1,0 +1,36 @@
+"""The ``guidedrag`` command line: one click group, commands grouped by stage in sibling modules."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from guidedrag_graph.cli import neo4j_cmd, setup_cmd
+from guidedrag_graph.errors import GuidedRAGError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="guidedrag-graph")
+def cli() -> None:
+    """GuidedRAG on Neo4j: steer retrieval with a selection over your knowledge graph."""
+
+
+cli.add_command(neo4j_cmd.neo4j)
+cli.add_command(setup_cmd.config)
+cli.add_command(setup_cmd.migrate)
+
+
+def main() -> None:
+    """Entry point: library errors print as one clear line and exit 2, never as a traceback."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except GuidedRAGError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)

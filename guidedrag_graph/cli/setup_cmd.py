@@ -1,0 +1,42 @@
+"""``guidedrag config`` and ``guidedrag migrate``."""
+
+from __future__ import annotations
+
+import click
+
+from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
+from guidedrag_graph.migrate import migrate as run_migrations
+from guidedrag_graph.migrate import status as migration_status
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="print as JSON")
+def config(as_json: bool) -> None:
+    """Print the effective settings (env over .env over defaults), secrets masked."""
+    settings = load_settings()
+    values = settings.masked()
+    if as_json:
+        echo_json(values)
+        return
+    width = max(len(k) for k in values)
+    for key, value in values.items():
+        click.echo(f"{key.ljust(width)}  {value}")
+
+
+@click.command()
+@click.option("--status", "show_status", is_flag=True, help="list migrations and their state")
+def migrate(show_status: bool) -> None:
+    """Apply pending migrations in order (idempotent), or show their state."""
+    settings = load_settings()
+    with driver_for(settings) as driver:
+        if show_status:
+            for state in migration_status(driver, settings):
+                when = f"  {state.applied_at}" if state.applied_at else ""
+                click.echo(f"{state.migration.path.name:<48} {state.state}{when}")
+            return
+        applied = run_migrations(driver, settings, schema_of(settings))
+    if applied:
+        for migration in applied:
+            click.echo(f"applied {migration.path.name}")
+    else:
+        click.echo("database is up to date")

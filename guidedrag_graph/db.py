@@ -1,0 +1,114 @@
+"""The Neo4j driver, server capabilities and identifier escaping — the only ways to reach Neo4j.
+
+Version-dependent features are decided here, once, so the rest of the code asks
+``ServerInfo.supports_*`` instead of comparing version strings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from neo4j import Driver, GraphDatabase, RoutingControl
+from neo4j.exceptions import AuthError, ServiceUnavailable
+
+from guidedrag_graph.config import Settings
+from guidedrag_graph.errors import DatabaseUnavailableError
+
+
+def escape_identifier(name: str) -> str:
+    """Backtick-quote a label, relationship type or property key (backticks doubled)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def connect(settings: Settings) -> Driver:
+    """A verified driver, or an error that says where we tried to connect and how to fix it."""
+    driver = GraphDatabase.driver(
+        settings.neo4j_uri,
+        auth=(settings.neo4j_username, settings.neo4j_password.get_secret_value()),
+        connection_timeout=5,
+    )
+    try:
+        driver.verify_connectivity()
+    except AuthError as exc:
+        driver.close()
+        raise DatabaseUnavailableError(
+            f"Neo4j at {settings.neo4j_uri} refused user {settings.neo4j_username!r}: "
+            f"check NEO4J_USERNAME / NEO4J_PASSWORD"
+        ) from exc
+    except (ServiceUnavailable, OSError, ValueError) as exc:
+        driver.close()
+        raise DatabaseUnavailableError(
+            f"cannot reach Neo4j at {settings.neo4j_uri} ({exc.__class__.__name__}): start it "
+            f"with `guidedrag neo4j start` or set NEO4J_URI to a running server"
+        ) from exc
+    return driver
+
+
+_VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """The server's version and edition, and the features that follow from them."""
+
+    version: str
+    edition: str
+
+    @cached_property
+    def version_tuple(self) -> tuple[int, int, int]:
+        match = _VERSION_RE.match(self.version)
+        if not match:
+            return (0, 0, 0)
+        return (int(match.group(1)), int(match.group(2)), int(match.group(3) or 0))
+
+    @property
+    def is_calver(self) -> bool:
+        return self.version_tuple[0] >= 2025
+
+    @property
+    def supports_search_clause(self) -> bool:
+        """Cypher 25 ``SEARCH ... IN (VECTOR INDEX ...)`` (2026.01+)."""
+        return self.version_tuple >= (2026, 1, 0)
+
+    @property
+    def supports_search_in_filter(self) -> bool:
+        """``WHERE c.id IN $ids`` inside SEARCH on a declared property (2026.06+)."""
+        return self.version_tuple >= (2026, 6, 0)
+
+    @property
+    def supports_vector_quantization_option(self) -> bool:
+        return self.version_tuple >= (2026, 6, 0)
+
+    @property
+    def supports_indexed_properties(self) -> bool:
+        """``CREATE VECTOR INDEX ... WITH [c.prop]`` (2026.01+)."""
+        return self.version_tuple >= (2026, 1, 0)
+
+    @property
+    def cypher_prefix(self) -> str:
+        """Queries that need Cypher 25 features say so explicitly on CalVer servers."""
+        return "CYPHER 25 " if self.is_calver else ""
+
+
+def server_info(driver: Driver, database: str | None = None) -> ServerInfo:
+    records, _, _ = driver.execute_query(
+        "CALL dbms.components() YIELD name, versions, edition "
+        "WHERE name = 'Neo4j Kernel' RETURN versions[0] AS version, edition",
+        database_=database,
+        routing_=RoutingControl.READ,
+    )
+    record = records[0]
+    return ServerInfo(version=str(record["version"]), edition=str(record["edition"]))
+
+
+def read_query(
+    driver: Driver, query: str, params: dict[str, Any] | None = None, *, database: str | None
+) -> list[dict[str, Any]]:
+    """Run a retrieval query in a READ transaction so replicas and clusters can serve it."""
+    records, _, _ = driver.execute_query(
+        query, params or {}, database_=database, routing_=RoutingControl.READ
+    )
+    return [record.data() for record in records]

@@ -1,0 +1,181 @@
+"""Versioned schema migrations: ``migrations/V0001__name.cypher``, applied in order, once each.
+
+Each applied file is recorded on a ``(:__GuidedRAGMigration)`` node with the checksum of its text,
+so an edited, already-applied file is caught instead of silently diverging between databases.
+Files may say ``// requires: neo4j >= 2026.06`` on a line of their own: they stay pending on older
+servers and apply after an upgrade.
+
+Labels and property names come from the schema mapping as ``{{chunk_label}}`` placeholders
+(escaped identifiers); values such as the vector dimensions are Cypher parameters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from neo4j import Driver
+
+from guidedrag_graph.config import Settings
+from guidedrag_graph.db import ServerInfo, server_info
+from guidedrag_graph.errors import MigrationError
+from guidedrag_graph.resources import migrations_dir
+from guidedrag_graph.schema import SchemaMapping
+
+_FILE_RE = re.compile(r"^V(\d{4})__([A-Za-z0-9_]+)\.cypher$")
+_REQUIRES_RE = re.compile(r"^//\s*requires:\s*neo4j\s*(>=|<)\s*([\d.]+)\s*$", re.MULTILINE)
+_PLACEHOLDER_RE = re.compile(r"\{\{(\w+)\}\}")
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    path: Path
+    text: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+    def applies_to(self, server: ServerInfo) -> bool:
+        for op, version in _REQUIRES_RE.findall(self.text):
+            wanted = tuple(int(p) for p in version.split("."))
+            have = server.version_tuple[: len(wanted)]
+            if op == ">=" and have < wanted:
+                return False
+            if op == "<" and have >= wanted:
+                return False
+        return True
+
+    def statements(self, schema: SchemaMapping) -> list[str]:
+        def fill(match: re.Match[str]) -> str:
+            key = match.group(1)
+            value = getattr(schema, key, None)
+            if not isinstance(value, str):
+                raise MigrationError(f"{self.path.name}: unknown placeholder {{{{{key}}}}}")
+            return schema.q(value)
+
+        body = "\n".join(
+            line for line in self.text.splitlines() if not line.lstrip().startswith("//")
+        )
+        body = _PLACEHOLDER_RE.sub(fill, body)
+        return [stmt.strip() for stmt in body.split(";") if stmt.strip()]
+
+
+def discover(folder: Path | None = None) -> list[Migration]:
+    folder = folder or migrations_dir()
+    found: list[Migration] = []
+    for path in sorted(folder.glob("*.cypher")):
+        match = _FILE_RE.match(path.name)
+        if not match:
+            raise MigrationError(
+                f"{path}: migration files must be named V0001__what_it_does.cypher"
+            )
+        found.append(
+            Migration(int(match.group(1)), match.group(2), path, path.read_text(encoding="utf-8"))
+        )
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        raise MigrationError(f"two migration files share a version number in {folder}")
+    return sorted(found, key=lambda m: m.version)
+
+
+@dataclass(frozen=True)
+class MigrationState:
+    migration: Migration
+    state: Literal["applied", "pending", "not-for-this-server", "modified"]
+    applied_at: str | None = None
+
+
+def vector_index_config(settings: Settings, server: ServerInfo) -> dict[str, Any]:
+    config: dict[str, Any] = {
+        "vector.dimensions": settings.embedding_dimensions,
+        "vector.similarity_function": "cosine",
+    }
+    if server.supports_vector_quantization_option:
+        # 2026.08 defaults to binary quantization; exact ranks matter more than memory here.
+        config["vector.quantization.type"] = "none"
+    return config
+
+
+def _applied(driver: Driver, database: str) -> dict[int, dict[str, Any]]:
+    records, _, _ = driver.execute_query(
+        "MATCH (m:__GuidedRAGMigration) RETURN m.version AS version, m.checksum AS checksum, "
+        "toString(m.applied_at) AS applied_at",
+        database_=database,
+    )
+    return {int(r["version"]): r.data() for r in records}
+
+
+def status(driver: Driver, settings: Settings, folder: Path | None = None) -> list[MigrationState]:
+    server = server_info(driver, settings.neo4j_database)
+    applied = _applied(driver, settings.neo4j_database)
+    out: list[MigrationState] = []
+    for migration in discover(folder):
+        record = applied.get(migration.version)
+        if record is not None:
+            state: Literal["applied", "pending", "not-for-this-server", "modified"] = (
+                "applied" if record["checksum"] == migration.checksum else "modified"
+            )
+            out.append(MigrationState(migration, state, record["applied_at"]))
+        elif not migration.applies_to(server):
+            out.append(MigrationState(migration, "not-for-this-server"))
+        else:
+            out.append(MigrationState(migration, "pending"))
+    return out
+
+
+def migrate(
+    driver: Driver,
+    settings: Settings,
+    schema: SchemaMapping,
+    folder: Path | None = None,
+    *,
+    await_timeout_s: int = 600,
+) -> list[Migration]:
+    """Apply pending migrations in order; returns those applied (empty on a rerun)."""
+    database = settings.neo4j_database
+    server = server_info(driver, database)
+    states = status(driver, settings, folder)
+    modified = [s.migration.path.name for s in states if s.state == "modified"]
+    if modified:
+        raise MigrationError(
+            f"applied migration(s) changed since they ran: {', '.join(modified)}. Restore the "
+            f"original file(s) and add a new V<next>__*.cypher migration for the change instead"
+        )
+    params = {"vector_index_config": vector_index_config(settings, server)}
+    done: list[Migration] = []
+    for state in states:
+        if state.state != "pending":
+            continue
+        migration = state.migration
+        for statement in migration.statements(schema):
+            # Schema commands cannot share a transaction with writes: one auto-commit each.
+            used = {k: v for k, v in params.items() if f"${k}" in statement}
+            try:
+                driver.execute_query(statement, used, database_=database)
+            except Exception as exc:
+                raise MigrationError(
+                    f"{migration.path.name} failed on Neo4j {server.version}: {exc}"
+                ) from exc
+        driver.execute_query(
+            "MERGE (m:__GuidedRAGMigration {version: $version}) "
+            "SET m.name = $name, m.checksum = $checksum, m.applied_at = $applied_at, "
+            "m.schema_preset = $preset",
+            {
+                "version": migration.version,
+                "name": migration.name,
+                "checksum": migration.checksum,
+                "applied_at": datetime.now(UTC),
+                "preset": schema.preset,
+            },
+            database_=database,
+        )
+        done.append(migration)
+    driver.execute_query(f"CALL db.awaitIndexes({int(await_timeout_s)})", database_=database)
+    return done

@@ -1,0 +1,35 @@
+"""Where the Cypher templates and migrations are read from: the checkout, or the installed wheel.
+
+``cypher/`` and ``migrations/`` sit at the top of the repository so people open them in Neo4j
+Browser; the wheel carries them as the data packages ``guidedrag_graph._cypher``/``_migrations``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+_REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _folder(top: str, package: str) -> Path:
+    local = _REPO_ROOT / top
+    if local.is_dir():
+        return local
+    return Path(str(resources.files(package)))
+
+
+def cypher_dir() -> Path:
+    return _folder("cypher", "guidedrag_graph._cypher")
+
+
+def migrations_dir() -> Path:
+    return _folder("migrations", "guidedrag_graph._migrations")
+
+
+@cache
+def cypher_template(name: str) -> str:
+    """The text of ``cypher/<name>.cypher`` (one source of truth for every query we run)."""
+    path = cypher_dir() / f"{name}.cypher"
+    return path.read_text(encoding="utf-8")

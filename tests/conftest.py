@@ -1,0 +1,123 @@
+"""Shared fixtures: one real Neo4j per test session, and databases in known states.
+
+``.ci/run`` starts a server and exports ``GUIDEDRAG_TEST_NEO4J_URI``; without it the session starts
+its own managed server on free ports in a temporary home (jars from the shared cache), so plain
+``pytest`` works too and parallel sessions never share a database.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from neo4j import Driver, GraphDatabase
+
+from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
+from guidedrag_graph.migrate import migrate
+from guidedrag_graph.runtime import LocalNeo4j
+from guidedrag_graph.schema import PRESETS
+
+TEST_PASSWORD = "guidedrag-test-pw"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def cache_dir() -> Path:
+    return Path(
+        os.environ.get("GUIDEDRAG_NEO4J_CACHE_DIR", Path.home() / ".cache" / "guidedrag" / "neo4j")
+    )
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
+    """(uri, password, version) of the real server every database test talks to."""
+    uri = os.environ.get("GUIDEDRAG_TEST_NEO4J_URI")
+    if uri:
+        password = os.environ.get("GUIDEDRAG_TEST_NEO4J_PASSWORD", TEST_PASSWORD)
+        yield uri, password, os.environ.get("GUIDEDRAG_TEST_NEO4J_VERSION", "external")
+        return
+    version = os.environ.get("GUIDEDRAG_TEST_NEO4J_VERSION", DEFAULT_NEO4J_VERSION)
+    server = LocalNeo4j(
+        tmp_path_factory.mktemp("neo4j"),
+        version=version,
+        cache_dir=cache_dir(),
+        bolt_port=free_port(),
+        http_port=free_port(),
+        password=TEST_PASSWORD,
+        heap="768m",
+        pagecache="256m",
+    )
+    server.start()
+    try:
+        yield server.uri, TEST_PASSWORD, version
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def settings(neo4j_server: tuple[str, str, str]) -> Settings:
+    """Settings pointing at the test server; no .env file is read, so the machine cannot leak in."""
+    uri, password, _ = neo4j_server
+    return Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        neo4j_uri=uri,
+        neo4j_password=password,
+        neo4j_database="neo4j",
+        openai_api_key=None,
+        openai_base_url=None,
+    )
+
+
+@pytest.fixture(scope="session")
+def driver(settings: Settings) -> Iterator[Driver]:
+    drv = GraphDatabase.driver(
+        settings.neo4j_uri,
+        auth=(settings.neo4j_username, settings.neo4j_password.get_secret_value()),
+    )
+    try:
+        yield drv
+    finally:
+        drv.close()
+
+
+def wipe(driver: Driver) -> None:
+    """Delete every node, constraint and index (but the built-in token lookup indexes)."""
+    _wipe_nodes(driver)
+    for record in driver.execute_query("SHOW CONSTRAINTS YIELD name").records:
+        driver.execute_query(f"DROP CONSTRAINT `{record['name']}` IF EXISTS")
+    for record in driver.execute_query(
+        "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"
+    ).records:
+        driver.execute_query(f"DROP INDEX `{record['name']}` IF EXISTS")
+
+
+def _wipe_nodes(driver: Driver) -> None:
+    while True:
+        summary = driver.execute_query(
+            "MATCH (n) WITH n LIMIT 10000 DETACH DELETE n RETURN count(*) AS deleted"
+        )
+        if summary.records[0]["deleted"] == 0:
+            return
+
+
+@pytest.fixture
+def blank_db(driver: Driver) -> Driver:
+    """An empty database with no schema: for tests of migrations and of their absence."""
+    wipe(driver)
+    return driver
+
+
+@pytest.fixture
+def migrated_db(driver: Driver, settings: Settings) -> Driver:
+    """An empty database with every migration applied (default schema preset)."""
+    wipe(driver)
+    migrate(driver, settings, PRESETS["guidedrag"])
+    return driver

@@ -1,0 +1,106 @@
+"""Migrations against the real server: once each, reruns are no-ops, edits are caught."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from neo4j import Driver
+
+from guidedrag_graph.config import Settings
+from guidedrag_graph.errors import MigrationError
+from guidedrag_graph.migrate import discover, migrate, status
+from guidedrag_graph.resources import migrations_dir
+from guidedrag_graph.schema import PRESETS
+
+GUIDEDRAG = PRESETS["guidedrag"]
+
+
+def _index_states(driver: Driver) -> dict[str, str]:
+    records = driver.execute_query("SHOW INDEXES YIELD name, state").records
+    return {r["name"]: r["state"] for r in records}
+
+
+def test_migrations_apply_once_and_rerun_is_noop(blank_db: Driver, settings: Settings) -> None:
+    first = migrate(blank_db, settings, GUIDEDRAG)
+    states = status(blank_db, settings)
+    applicable = [s for s in states if s.state != "not-for-this-server"]
+    assert [m.version for m in first] == [s.migration.version for s in applicable]
+    assert all(s.state == "applied" for s in applicable)
+    recorded = blank_db.execute_query(
+        "MATCH (m:__GuidedRAGMigration) RETURN m.version AS v, m.checksum AS c ORDER BY v"
+    ).records
+    assert [r["v"] for r in recorded] == [m.version for m in first]
+    assert [r["c"] for r in recorded] == [m.checksum for m in first]
+
+    assert migrate(blank_db, settings, GUIDEDRAG) == []
+    again = blank_db.execute_query("MATCH (m:__GuidedRAGMigration) RETURN count(m) AS n")
+    assert again.records[0]["n"] == len(first)
+
+    indexes = _index_states(blank_db)
+    assert indexes["chunk_embedding"] == "ONLINE"
+    assert indexes["entity_names"] == "ONLINE"
+
+
+def test_edited_applied_migration_is_an_error_naming_the_file(
+    blank_db: Driver, settings: Settings, tmp_path: Path
+) -> None:
+    folder = tmp_path / "migrations"
+    shutil.copytree(migrations_dir(), folder)
+    migrate(blank_db, settings, GUIDEDRAG, folder)
+    edited = folder / "V0002__entity_lookup_indexes.cypher"
+    edited.write_text(edited.read_text() + "\n// an innocent-looking edit\n")
+    with pytest.raises(MigrationError, match="V0002__entity_lookup_indexes.cypher"):
+        migrate(blank_db, settings, GUIDEDRAG, folder)
+    assert {s.migration.version: s.state for s in status(blank_db, settings, folder)}[2] == (
+        "modified"
+    )
+
+
+def test_migration_files_are_well_formed() -> None:
+    migrations = discover()
+    assert [m.version for m in migrations] == sorted({m.version for m in migrations})
+    for migration in migrations:
+        for statement in migration.statements(GUIDEDRAG):
+            assert "{{" not in statement and "}}" not in statement
+
+
+def _nearest(driver: Driver, query: list[float]) -> tuple[str, str]:
+    by_index = driver.execute_query(
+        "CALL db.index.vector.queryNodes('chunk_embedding', 1, $q) YIELD node, score "
+        "RETURN node.id AS id",
+        q=query,
+    ).records[0]["id"]
+    by_cosine = driver.execute_query(
+        "MATCH (c:Chunk) RETURN c.id AS id "
+        "ORDER BY vector.similarity.cosine(c.embedding, $q) DESC LIMIT 1",
+        q=query,
+    ).records[0]["id"]
+    return str(by_index), str(by_cosine)
+
+
+def test_vector_index_and_cosine_find_the_nearest_neighbour(
+    blank_db: Driver, settings: Settings
+) -> None:
+    small = settings.model_copy(update={"embedding_dimensions": 4})
+    migrate(blank_db, small, GUIDEDRAG)
+    vectors = {
+        "north": [0.0, 1.0, 0.0, 0.0],
+        "east": [1.0, 0.0, 0.0, 0.0],
+        "up": [0.0, 0.0, 1.0, 0.0],
+        "northeast": [0.7, 0.7, 0.0, 0.1],
+        "down": [0.0, 0.0, -1.0, 0.0],
+    }
+    blank_db.execute_query(
+        "UNWIND $rows AS row CREATE (:Chunk {id: row.id, embedding: row.v})",
+        rows=[{"id": k, "v": v} for k, v in vectors.items()],
+    )
+    blank_db.execute_query("CALL db.awaitIndexes(60)")
+    assert _nearest(blank_db, [0.1, 0.9, 0.0, 0.0]) == ("north", "north")
+    assert _nearest(blank_db, [0.6, 0.5, 0.05, 0.1]) == ("northeast", "northeast")
+    assert _nearest(blank_db, [0.0, 0.1, -0.9, 0.0]) == ("down", "down")
+    score = blank_db.execute_query(
+        "RETURN vector.similarity.cosine([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, -1.0, 0.0]) AS s"
+    ).records[0]["s"]
+    assert score == pytest.approx(0.5)  # Neo4j reports (1 + cos) / 2
