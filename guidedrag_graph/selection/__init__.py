@@ -1,1 +1,69 @@
-"""selection stage."""
+"""The selection stage: an algebra over chunk sets, compiled to one Cypher query (DESIGN §4).
+
+>>> from guidedrag_graph.selection import entity, hop, parse
+>>> expr = entity("Rome") & hop("Rome", ["FOUGHT_IN"])
+>>> parse(str(expr)) == expr
+True
+"""
+
+from guidedrag_graph.selection.ast import (
+    All,
+    Category,
+    Chunks,
+    Date,
+    Difference,
+    Document,
+    Entity,
+    Expr,
+    Hop,
+    Intersect,
+    KHop,
+    Near,
+    Source,
+    SymDiff,
+    Type,
+    Union,
+    all_,
+    category,
+    chunks,
+    date,
+    document,
+    entity,
+    hop,
+    khop,
+    near,
+    source,
+    type_,
+)
+from guidedrag_graph.selection.parser import parse
+
+__all__ = [
+    "All",
+    "Category",
+    "Chunks",
+    "Date",
+    "Difference",
+    "Document",
+    "Entity",
+    "Expr",
+    "Hop",
+    "Intersect",
+    "KHop",
+    "Near",
+    "Source",
+    "SymDiff",
+    "Type",
+    "Union",
+    "all_",
+    "category",
+    "chunks",
+    "date",
+    "document",
+    "entity",
+    "hop",
+    "khop",
+    "near",
+    "parse",
+    "source",
+    "type_",
+]

@@ -1,0 +1,252 @@
+"""A pure-Python reference semantics of the selection algebra over a small in-memory graph.
+
+It exists so the Cypher compiler has something independent to be compared with: the
+property-based tests generate graphs and expressions, load the graph into a real Neo4j and require
+the Cypher result to equal ``evaluate(expr, graph)``. It follows the same rules as the database
+path: name resolution tiers (exact name, id, ``name_key``, aliases), relation-type validation,
+breadth-first hops that never return the start entities, and the hop cap.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from neo4j import Driver
+
+from guidedrag_graph.schema import SchemaMapping, name_key, relation_type_name
+from guidedrag_graph.selection import ast as A
+
+
+@dataclass(frozen=True)
+class DocumentRec:
+    id: str
+    title: str = ""
+    source: str = ""
+    date: dt.date | None = None
+
+
+@dataclass(frozen=True)
+class EntityRec:
+    id: str
+    name: str
+    aliases: tuple[str, ...] = ()
+    type: str | None = None
+
+
+@dataclass
+class InMemoryGraph:
+    """Documents, chunks (id -> document id), entities, mentions and typed relations."""
+
+    documents: dict[str, DocumentRec] = field(default_factory=dict)
+    chunks: dict[str, str] = field(default_factory=dict)
+    entities: dict[str, EntityRec] = field(default_factory=dict)
+    mentions: set[tuple[str, str]] = field(default_factory=set)  # (chunk id, entity id)
+    relations: set[tuple[str, str, str]] = field(default_factory=set)  # (head, TYPE, tail)
+
+    # --- name resolution (mirrors resolver.py) ------------------------------------------------
+    def resolve_entity(self, name: str) -> list[str]:
+        """Entity ids for a name: exact name, id, name_key, then alias; the first tier wins."""
+        key = name_key(name)
+        tiers: list[Iterable[str]] = [
+            (e.id for e in self.entities.values() if e.name == name),
+            (e.id for e in self.entities.values() if e.id == name),
+            (e.id for e in self.entities.values() if name_key(e.name) == key),
+            (
+                e.id
+                for e in self.entities.values()
+                if name in e.aliases or key in {name_key(a) for a in e.aliases}
+            ),
+        ]
+        for tier in tiers:
+            found = sorted(set(tier))
+            if found:
+                return found
+        return []
+
+    def relation_types(self) -> set[str]:
+        return {t for _, t, _ in self.relations}
+
+    def resolve_types(self, types: Iterable[str]) -> tuple[list[str], list[str]]:
+        """(known types, unknown names): exact type, then its UPPER_SNAKE form."""
+        known = self.relation_types()
+        found: list[str] = []
+        unknown: list[str] = []
+        for t in types:
+            if t in known:
+                found.append(t)
+            elif relation_type_name(t) in known:
+                found.append(relation_type_name(t))
+            else:
+                unknown.append(t)
+        return sorted(set(found)), unknown
+
+    # --- helpers -------------------------------------------------------------------------------
+    def chunks_of_entities(self, entity_ids: set[str]) -> set[str]:
+        return {c for c, e in self.mentions if e in entity_ids}
+
+    def neighbours(self, frontier: set[str], types: set[str] | None, direction: str) -> set[str]:
+        out: set[str] = set()
+        for head, rtype, tail in self.relations:
+            if types is not None and rtype not in types:
+                continue
+            if direction in ("out", "both") and head in frontier:
+                out.add(tail)
+            if direction in ("in", "both") and tail in frontier:
+                out.add(head)
+        return out
+
+    def reached(
+        self, seeds: set[str], types: set[str] | None, depth: int, direction: str, cap: int
+    ) -> tuple[set[str], bool]:
+        """Entities 1..depth hops from the seeds (seeds excluded), frontier capped per hop."""
+        visited = set(seeds)
+        frontier = set(seeds)
+        reached: set[str] = set()
+        truncated = False
+        for _ in range(depth):
+            nxt = self.neighbours(frontier, types, direction) - visited
+            if len(nxt) > cap:
+                truncated = True
+                nxt = set(sorted(nxt)[:cap])
+            visited |= nxt
+            reached |= nxt
+            frontier = nxt
+        return reached, truncated
+
+    # --- loading into Neo4j (for differential tests and examples) ------------------------------
+    def load_into(self, driver: Driver, schema: SchemaMapping, database: str | None = None) -> None:
+        """Write this graph with ``schema``'s names (types or property relation mode)."""
+        q = schema.q
+        driver.execute_query(
+            f"UNWIND $docs AS d CREATE (n:{q(schema.document_label)}) "
+            f"SET n.{q(schema.document_id)} = d.id, n.{q(schema.document_title)} = d.title, "
+            f"n.{q(schema.document_source)} = d.source, n.{q(schema.document_date)} = d.date",
+            {
+                "docs": [
+                    {"id": d.id, "title": d.title, "source": d.source, "date": d.date}
+                    for d in self.documents.values()
+                ]
+            },
+            database_=database,
+        )
+        driver.execute_query(
+            f"UNWIND $chunks AS row MATCH (d:{q(schema.document_label)} "
+            f"{{{q(schema.document_id)}: row.doc}}) "
+            f"CREATE (c:{q(schema.chunk_label)}) SET c.{q(schema.chunk_id)} = row.id, "
+            f"c.{q(schema.chunk_text)} = row.id CREATE {schema.part_of_pattern('c', 'd')}",
+            {"chunks": [{"id": c, "doc": d} for c, d in self.chunks.items()]},
+            database_=database,
+        )
+        driver.execute_query(
+            f"UNWIND $entities AS row CREATE (e:{q(schema.entity_label)}) "
+            f"SET e.{q(schema.entity_id)} = row.id, e.{q(schema.entity_name)} = row.name, "
+            f"e.{q(schema.entity_key)} = row.key, e.{q(schema.entity_aliases)} = row.aliases, "
+            f"e.{q(schema.entity_alias_keys)} = row.alias_keys, "
+            f"e.{q(schema.entity_type)} = row.type",
+            {
+                "entities": [
+                    {
+                        "id": e.id,
+                        "name": e.name,
+                        "key": name_key(e.name),
+                        "aliases": list(e.aliases),
+                        "alias_keys": [name_key(a) for a in e.aliases],
+                        "type": e.type,
+                    }
+                    for e in self.entities.values()
+                ]
+            },
+            database_=database,
+        )
+        driver.execute_query(
+            f"UNWIND $rows AS row "
+            f"MATCH (c:{q(schema.chunk_label)} {{{q(schema.chunk_id)}: row.c}}) "
+            f"MATCH (e:{q(schema.entity_label)} {{{q(schema.entity_id)}: row.e}}) "
+            f"CREATE {schema.mentions_pattern('c', 'e')}",
+            {"rows": [{"c": c, "e": e} for c, e in sorted(self.mentions)]},
+            database_=database,
+        )
+        by_type: dict[str, list[dict[str, str]]] = {}
+        for head, rtype, tail in sorted(self.relations):
+            by_type.setdefault(rtype, []).append({"h": head, "t": tail, "type": rtype})
+        match = (
+            f"UNWIND $rows AS row MATCH (h:{q(schema.entity_label)} "
+            f"{{{q(schema.entity_id)}: row.h}}) MATCH (t:{q(schema.entity_label)} "
+            f"{{{q(schema.entity_id)}: row.t}}) "
+        )
+        for rtype, rows in by_type.items():
+            if schema.relation_mode == "types":
+                cypher = match + f"CREATE (h)-[r:{q(rtype)}]->(t) SET r.predicate = row.type"
+            else:
+                cypher = (
+                    match + f"CREATE (h)-[r:{q(schema.generic_relation_type)}]->(t) "
+                    f"SET r.{q(schema.relation_type_property)} = row.type"
+                )
+            driver.execute_query(cypher, {"rows": rows}, database_=database)
+
+
+def evaluate(expr: A.Expr, graph: InMemoryGraph, *, hop_cap: int = 10_000) -> set[str]:
+    """The set of chunk ids ``expr`` denotes in ``graph``."""
+    return _Evaluator(graph, hop_cap).eval(expr)
+
+
+class _Evaluator:
+    def __init__(self, graph: InMemoryGraph, hop_cap: int) -> None:
+        self.g = graph
+        self.cap = hop_cap
+
+    def eval(self, expr: A.Expr) -> set[str]:
+        g = self.g
+        if isinstance(expr, A.Union):
+            return self.eval(expr.left) | self.eval(expr.right)
+        if isinstance(expr, A.Intersect):
+            return self.eval(expr.left) & self.eval(expr.right)
+        if isinstance(expr, A.Difference):
+            return self.eval(expr.left) - self.eval(expr.right)
+        if isinstance(expr, A.SymDiff):
+            return self.eval(expr.left) ^ self.eval(expr.right)
+        if isinstance(expr, A.All):
+            return set(g.chunks)
+        if isinstance(expr, A.Entity):
+            return g.chunks_of_entities(set(g.resolve_entity(expr.name)))
+        if isinstance(expr, A.Hop):
+            types, unknown = g.resolve_types(expr.types)
+            if unknown or not types:
+                return set()
+            seeds = set(g.resolve_entity(expr.name))
+            reached, _ = g.reached(seeds, set(types), expr.depth, expr.direction, self.cap)
+            return g.chunks_of_entities(reached)
+        if isinstance(expr, A.KHop):
+            seeds = set(g.resolve_entity(expr.name))
+            reached, _ = g.reached(seeds, None, expr.k, "both", self.cap)
+            return g.chunks_of_entities(reached)
+        if isinstance(expr, A.Near):
+            ents = set(g.resolve_entity(expr.name))
+            for _ in range(expr.depth):
+                grown = ents | {e for c, e in g.mentions if c in g.chunks_of_entities(ents)}
+                ents = grown
+            return g.chunks_of_entities(ents)
+        if isinstance(expr, A.Type):
+            return g.chunks_of_entities({e.id for e in g.entities.values() if e.type == expr.name})
+        if isinstance(expr, A.Category):
+            low = expr.name.lower()
+            return g.chunks_of_entities(
+                {e.id for e in g.entities.values() if e.type is not None and e.type.lower() == low}
+            )
+        if isinstance(expr, A.Document):
+            docs = {d.id for d in g.documents.values() if d.id == expr.name} or {
+                d.id for d in g.documents.values() if d.title == expr.name
+            }
+            return {c for c, d in g.chunks.items() if d in docs}
+        if isinstance(expr, A.Source):
+            docs = {d.id for d in g.documents.values() if d.source == expr.name}
+            return {c for c, d in g.chunks.items() if d in docs}
+        if isinstance(expr, A.Date):
+            lo, hi = (dt.date.fromisoformat(b) for b in expr.bounds())
+            docs = {d.id for d in g.documents.values() if d.date is not None and lo <= d.date <= hi}
+            return {c for c, d in g.chunks.items() if d in docs}
+        if isinstance(expr, A.Chunks):
+            return {c for c in expr.ids if c in g.chunks}
+        raise TypeError(f"no evaluation rule for {type(expr).__name__}")
