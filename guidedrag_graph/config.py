@@ -61,6 +61,13 @@ class Settings(BaseSettings):
     embedding_model: str = "multilingual-e5-small"
     embedding_dimensions: int = Field(384, ge=1, le=4096)
     embedding_batch_size: int = Field(32, ge=1)
+    embedding_send_dimensions: bool = Field(
+        True, description="send `dimensions` to OpenAI-compatible servers (some reject it)"
+    )
+    embedding_send_input_type: bool = Field(
+        False,
+        description="send input_type query/passage (servers of asymmetric models such as e5)",
+    )
     embedding_cache_dir: Path = Field(default_factory=lambda: _default_cache_dir() / "embeddings")
 
     # --- Knowledge-base schema ---
