@@ -1,0 +1,13 @@
+// Base RAG: the approximate vector index over every chunk (U), via the procedure that both the
+// 5.26 LTS and the 2026 line understand (2026 prefers retrieve_search.cypher's SEARCH clause).
+:param index_name => 'chunk_embedding';
+:param query_vector => [x IN range(1, 384) | 0.05];
+:param fetch_k => 5;
+:param with_embedding => false;
+CALL db.index.vector.queryNodes($index_name, $fetch_k, $query_vector) YIELD node, score
+WITH node AS c, score
+OPTIONAL MATCH (c)-[:`PART_OF`]->(d:`Document`)
+RETURN c.id AS id, d.id AS document_id, d.title AS document_title, c.text AS text,
+       score, 2 * score - 1 AS cosine, null AS in_selection,
+       CASE WHEN $with_embedding THEN c.embedding END AS embedding
+ORDER BY score DESC, id

@@ -1,0 +1,12 @@
+// Base RAG on Neo4j 2026.01+: the SEARCH clause over the chunk vector index (every chunk, U).
+:param query_vector => [x IN range(1, 384) | 0.05];
+:param fetch_k => 5;
+:param with_embedding => false;
+CYPHER 25
+MATCH (c:`Chunk`)
+  SEARCH c IN (VECTOR INDEX `chunk_embedding` FOR $query_vector LIMIT $fetch_k) SCORE AS score
+OPTIONAL MATCH (c)-[:`PART_OF`]->(d:`Document`)
+RETURN c.id AS id, d.id AS document_id, d.title AS document_title, c.text AS text,
+       score, 2 * score - 1 AS cosine, null AS in_selection,
+       CASE WHEN $with_embedding THEN c.embedding END AS embedding
+ORDER BY score DESC, id

@@ -1,0 +1,20 @@
+// Ranking inside a selection WITHIN the vector index (Neo4j 2026.06+): the selection's chunk ids
+// filter the index search itself (the index is declared WITH [c.id], migration V0005), so large
+// selections cost an index search instead of one dot product per selected chunk.
+:param sel_chunk_ids => ['c1', 'c2', 'c3'];
+:param query_vector => [x IN range(1, 384) | 0.05];
+:param fetch_k => 5;
+:param with_embedding => false;
+CYPHER 25
+// selection:begin
+MATCH (c:`Chunk`) WHERE c.id IN $sel_chunk_ids
+// selection:end
+WITH collect(c.id) AS selected_ids
+MATCH (c:`Chunk`)
+  SEARCH c IN (VECTOR INDEX `chunk_embedding` FOR $query_vector
+               WHERE c.id IN selected_ids LIMIT $fetch_k) SCORE AS score
+OPTIONAL MATCH (c)-[:`PART_OF`]->(d:`Document`)
+RETURN c.id AS id, d.id AS document_id, d.title AS document_title, c.text AS text,
+       score, 2 * score - 1 AS cosine, true AS in_selection,
+       CASE WHEN $with_embedding THEN c.embedding END AS embedding
+ORDER BY score DESC, id

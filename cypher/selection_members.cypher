@@ -1,0 +1,9 @@
+// Which of the given chunks belong to a selection: used after an index search over U (soft
+// steering, and the post-filter path on servers without filtered SEARCH).
+:param sel_chunk_ids => ['c1', 'c2', 'c3'];
+:param candidate_ids => ['c2', 'c9'];
+// selection:begin
+MATCH (c:`Chunk`) WHERE c.id IN $sel_chunk_ids
+// selection:end
+WITH c WHERE c.id IN $candidate_ids
+RETURN c.id AS id

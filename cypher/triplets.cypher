@@ -1,0 +1,19 @@
+// Relational triplets among the selected entities: the entities the prompt's chunks mention,
+// plus the entities named in the semantics, and the relations that join two of them.
+// In "property" relation mode the type is the generic relationship's `type` property.
+:param chunk_ids => ['c1', 'c2'];
+:param entity_keys => ['rome'];
+:param structural_types => ['PART_OF', 'MENTIONS'];
+:param limit => 50;
+OPTIONAL MATCH (c:`Chunk`)-[:`MENTIONS`]->(e:`Entity`) WHERE c.id IN $chunk_ids
+WITH collect(DISTINCT e) AS mentioned
+OPTIONAL MATCH (e:`Entity`) WHERE e.name_key IN $entity_keys
+WITH mentioned + collect(DISTINCT e) AS entities
+UNWIND entities AS h
+MATCH (h)-[r]->(t:`Entity`)
+WHERE t IN entities AND NOT type(r) IN $structural_types
+WITH DISTINCT h, r, t
+RETURN h.name AS head, coalesce(r.type, type(r)) AS type, r.predicate AS predicate,
+       t.name AS tail, r.source_chunk AS source_chunk
+ORDER BY head, type, tail
+LIMIT $limit

@@ -1,0 +1,482 @@
+"""Retrieval: rank chunks by cosine *inside Neo4j*, within a selection (paper §3.3, DESIGN §5).
+
+Three physical paths, one result shape:
+
+* ``exact`` — ``vector.similarity.cosine`` over every selected chunk (``retrieve_exact``): exact,
+  and costs one dot product per selected chunk, so it wins for small selections;
+* ``index`` — the approximate vector index over every chunk, U (base RAG; ``SEARCH`` on
+  2026.01+, ``db.index.vector.queryNodes`` on 5.26). For a selection it is used as a
+  *post-filter*: over-fetch from U, keep the members, widen until k are found;
+* ``search_in`` — on 2026.06+, the selection's ids filter the index search itself
+  (``SEARCH ... WHERE c.id IN ...``), so a large selection costs one index search.
+
+The planner picks by selection size and server version. Its crossover points were measured by
+``benchmarks/planner_bench.py`` (see ``MEASURED_EXACT_MAX``) and can be overridden with
+``GUIDEDRAG_PLANNER_EXACT_MAX``. Every query runs in a READ transaction.
+
+Scores: Neo4j's ``score`` is (1 + cos) / 2; ``cosine`` is the raw cosine. The optional
+similarity threshold is on the **raw cosine**.
+
+Steering: *hard* ranks only inside the selection (the paper). *Soft* ranks over U with the
+selection's members boosted by ``soft_boost`` (β, added to the (1+cos)/2 score); non-members
+fill the top k when the selection holds fewer than k chunks. β ≥ 1 puts every member above every
+non-member, i.e. "selection first, then fill from U".
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import numpy as np
+from neo4j import Driver
+
+from guidedrag_graph.config import Settings
+from guidedrag_graph.db import ServerInfo, read_query, server_info
+from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.query_templates import render
+from guidedrag_graph.schema import SchemaMapping, schema_for
+
+log = logging.getLogger(__name__)
+
+Path = Literal["exact", "index", "search_in"]
+Ranker = Literal["cosine", "mmr"]
+Steering = Literal["hard", "soft"]
+PATHS: tuple[str, ...] = ("exact", "index", "search_in")
+RANKERS: tuple[str, ...] = ("cosine", "mmr")
+
+# Largest selection for which exact cosine beats the index path, measured with
+# benchmarks/planner_bench.py (384-d, quantization none, 2 CPU cores); keyed by the index path
+# the planner would use instead. See the README's "Asking questions" section for the numbers.
+MEASURED_EXACT_MAX: dict[str, int] = {"search_in": 5_000, "index": 20_000}
+
+# Post-filter path: first over-fetch factor over U, and the widest fetch before exact fallback.
+_POSTFILTER_FIRST = 10
+_POSTFILTER_MAX = 10_000
+
+
+class CompiledSelectionLike(Protocol):
+    """What retrieval needs of a compiled selection (the selection stage's ``CompiledSelection``).
+
+    ``cypher`` binds ``c`` to each selected chunk exactly once; its parameters start with ``sel_``.
+    """
+
+    @property
+    def cypher(self) -> str: ...
+
+    @property
+    def params(self) -> dict[str, Any]: ...
+
+    @property
+    def is_all(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class ChunkIdSelection:
+    """A manual selection by chunk ids (the same shape as a compiled selection)."""
+
+    ids: tuple[str, ...]
+    schema: SchemaMapping = field(default_factory=lambda: schema_for("guidedrag"))
+
+    @property
+    def cypher(self) -> str:
+        s = self.schema
+        return f"MATCH (c:{s.q(s.chunk_label)}) WHERE c.{s.q(s.chunk_id)} IN $sel_chunk_ids"
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"sel_chunk_ids": list(self.ids)}
+
+    @property
+    def is_all(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class AllChunks:
+    """U: every chunk (base RAG)."""
+
+    schema: SchemaMapping = field(default_factory=lambda: schema_for("guidedrag"))
+
+    @property
+    def cypher(self) -> str:
+        return f"MATCH (c:{self.schema.q(self.schema.chunk_label)})"
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {}
+
+    @property
+    def is_all(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class RankedChunk:
+    """One retrieved chunk; ``score`` = Neo4j's (1+cos)/2, ``cosine`` = raw cosine."""
+
+    id: str
+    document_id: str | None
+    document_title: str | None
+    text: str
+    score: float
+    cosine: float
+    in_selection: bool | None
+    embedding: tuple[float, ...] | None = field(default=None, repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "document_id": self.document_id,
+            "document_title": self.document_title,
+            "text": self.text,
+            "score": self.score,
+            "cosine": self.cosine,
+            "in_selection": self.in_selection,
+        }
+
+
+@dataclass
+class Ranking:
+    """What the retrieval stage did: chunks, the path and queries it used, and their cost."""
+
+    chunks: list[RankedChunk]
+    path: str
+    ranker: str
+    steering: str
+    selection_size: int | None
+    cypher: str
+    params: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)
+    queries: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def mmr(
+    query: np.ndarray,
+    candidates: np.ndarray,
+    relevance: Sequence[float],
+    k: int,
+    lambda_: float,
+) -> list[int]:
+    """Maximal marginal relevance (Carbonell & Goldstein 1998): indices into ``candidates``.
+
+    Each step takes argmax λ·rel(d) − (1−λ)·max_{s∈S} cos(d, s). ``relevance`` is the score the
+    caller ranks by (cosine, or a boosted score under soft steering); λ=1 is plain ranking.
+    """
+    n = len(candidates)
+    if n == 0 or k <= 0:
+        return []
+    vectors = np.asarray(candidates, dtype=np.float64)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    vectors = vectors / norms
+    rel = np.asarray(relevance, dtype=np.float64)
+    similarity = vectors @ vectors.T
+    chosen: list[int] = []
+    redundancy = np.full(n, -np.inf)
+    available = np.ones(n, dtype=bool)
+    for _ in range(min(k, n)):
+        penalty = np.where(np.isfinite(redundancy), redundancy, 0.0)
+        objective = lambda_ * rel - (1.0 - lambda_) * penalty
+        objective[~available] = -np.inf
+        best = int(np.argmax(objective))
+        chosen.append(best)
+        available[best] = False
+        redundancy = np.maximum(redundancy, similarity[best])
+    del query  # the query enters through ``relevance``; kept in the signature for clarity
+    return chosen
+
+
+def _row_to_chunk(row: dict[str, Any], in_selection: bool | None) -> RankedChunk:
+    embedding = row.get("embedding")
+    return RankedChunk(
+        id=str(row["id"]),
+        document_id=None if row.get("document_id") is None else str(row["document_id"]),
+        document_title=None if row.get("document_title") is None else str(row["document_title"]),
+        text=str(row.get("text") or ""),
+        score=float(row["score"]),
+        cosine=float(row["cosine"]),
+        in_selection=in_selection if in_selection is not None else row.get("in_selection"),
+        embedding=tuple(float(x) for x in embedding) if embedding is not None else None,
+    )
+
+
+class Retriever:
+    """Ranks chunks inside a selection in Neo4j; see the module docstring for paths/steering.
+
+    >>> r = Retriever(driver, settings)
+    >>> ranking = r.rank(query_vector, ChunkIdSelection(("c1", "c2")), k=5)
+    """
+
+    def __init__(
+        self, driver: Driver, settings: Settings, schema: SchemaMapping | None = None
+    ) -> None:
+        self.driver = driver
+        self.settings = settings
+        self.schema = schema or schema_for(settings.schema_preset)
+        self._server: ServerInfo | None = None
+
+    @property
+    def server(self) -> ServerInfo:
+        if self._server is None:
+            self._server = server_info(self.driver, self.settings.neo4j_database)
+        return self._server
+
+    # ------------------------------------------------------------------ planner
+    def exact_max(self) -> int:
+        """Selections up to this size are ranked exactly; larger ones through the index."""
+        if self.settings.planner_exact_max is not None:
+            return self.settings.planner_exact_max
+        key = "search_in" if self.server.supports_search_in_filter else "index"
+        return MEASURED_EXACT_MAX[key]
+
+    def plan(self, selection_size: int | None, is_all: bool) -> str:
+        """The path for a selection of this size on this server (``None`` size: unknown)."""
+        if is_all:
+            return "index"
+        if selection_size is not None and selection_size <= self.exact_max():
+            return "exact"
+        if self.server.supports_search_in_filter:
+            return "search_in"
+        return "index"
+
+    # ------------------------------------------------------------------ queries
+    def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return read_query(self.driver, query, params, database=self.settings.neo4j_database)
+
+    def selection_query(self, selection: CompiledSelectionLike) -> str:
+        return render("selection_size", self.schema, selection_cypher=selection.cypher)
+
+    def selection_size(self, selection: CompiledSelectionLike) -> int:
+        rows = self._read(self.selection_query(selection), dict(selection.params))
+        return int(rows[0]["selection_size"]) if rows else 0
+
+    def _index_query(self) -> tuple[str, dict[str, Any]]:
+        if self.server.supports_search_clause:
+            query = render(
+                "retrieve_search",
+                self.schema,
+                replacements={"`chunk_embedding`": self.schema.q(self.settings.vector_index_name)},
+            )
+            return query, {}
+        return render("retrieve_index", self.schema), {
+            "index_name": self.settings.vector_index_name
+        }
+
+    def _rank_u(
+        self, vector: list[float], fetch_k: int, with_embedding: bool
+    ) -> tuple[list[dict[str, Any]], str, dict[str, Any]]:
+        query, extra = self._index_query()
+        params = {
+            **extra,
+            "query_vector": vector,
+            "fetch_k": int(fetch_k),
+            "with_embedding": with_embedding,
+        }
+        return self._read(query, params), query, params
+
+    def _rank_selection(
+        self,
+        path: str,
+        vector: list[float],
+        selection: CompiledSelectionLike,
+        fetch_k: int,
+        with_embedding: bool,
+        queries: list[str],
+        notes: list[str],
+    ) -> tuple[list[dict[str, Any]], str, dict[str, Any]]:
+        """Top ``fetch_k`` members of the selection by cosine, through ``path``."""
+        base = {
+            **selection.params,
+            "query_vector": vector,
+            "fetch_k": int(fetch_k),
+            "with_embedding": with_embedding,
+        }
+        if path == "exact":
+            query = render("retrieve_exact", self.schema, selection_cypher=selection.cypher)
+            queries.append(query)
+            return self._read(query, base), query, base
+        if path == "search_in":
+            if not self.server.supports_search_in_filter:
+                raise ConfigurationError(
+                    f"path 'search_in' needs Neo4j 2026.06+ (this server is "
+                    f"{self.server.version}); use 'exact' or 'index'"
+                )
+            query = render(
+                "retrieve_search_in",
+                self.schema,
+                selection_cypher=selection.cypher,
+                replacements={"`chunk_embedding`": self.schema.q(self.settings.vector_index_name)},
+            )
+            queries.append(query)
+            return self._read(query, base), query, base
+        if path != "index":
+            raise ConfigurationError(f"unknown retrieval path {path!r}; use one of {PATHS}")
+        if selection.is_all:
+            rows, query, params = self._rank_u(vector, fetch_k, with_embedding)
+            queries.append(query)
+            return rows, query, params
+        # Post-filter: over-fetch from U, keep members, widen until fetch_k members are found.
+        want = max(fetch_k * _POSTFILTER_FIRST, fetch_k)
+        members_query = render("selection_members", self.schema, selection_cypher=selection.cypher)
+        while True:
+            rows, query, params = self._rank_u(vector, want, with_embedding)
+            queries.append(query)
+            ids = [str(r["id"]) for r in rows]
+            members = {
+                str(r["id"])
+                for r in self._read(members_query, {**selection.params, "candidate_ids": ids})
+            }
+            queries.append(members_query)
+            kept = [r for r in rows if str(r["id"]) in members]
+            if len(kept) >= fetch_k or len(rows) < want:
+                return kept[:fetch_k], query, params
+            if want >= _POSTFILTER_MAX:
+                notes.append(
+                    f"index post-filter found {len(kept)} of {fetch_k} members in the top "
+                    f"{want} of U; fell back to exact cosine"
+                )
+                return self._rank_selection(
+                    "exact", vector, selection, fetch_k, with_embedding, queries, notes
+                )
+            want = min(want * 4, _POSTFILTER_MAX)
+
+    def rank(
+        self,
+        query_vector: Sequence[float] | np.ndarray,
+        selection: CompiledSelectionLike | None = None,
+        *,
+        k: int | None = None,
+        ranker: str = "cosine",
+        steering: str = "hard",
+        path: str | None = None,
+        threshold: float | None = None,
+        selection_size: int | None = None,
+        fetch_k: int | None = None,
+        mmr_lambda: float | None = None,
+    ) -> Ranking:
+        """Top ``k`` chunks for ``query_vector`` within ``selection`` (``None`` = U).
+
+        ``selection_size`` skips the size query when the caller already knows it; ``path``
+        forces a physical path (``exact``/``index``/``search_in``) instead of the planner's.
+        """
+        if ranker not in RANKERS:
+            raise ConfigurationError(f"unknown ranker {ranker!r}; use one of {RANKERS}")
+        if steering not in ("hard", "soft"):
+            raise ConfigurationError(f"unknown steering {steering!r}; use 'hard' or 'soft'")
+        settings = self.settings
+        k = k or settings.top_k
+        threshold = settings.similarity_threshold if threshold is None else threshold
+        lambda_ = settings.mmr_lambda if mmr_lambda is None else mmr_lambda
+        selection = selection or AllChunks(self.schema)
+        with_embedding = ranker == "mmr"
+        fetch = max(fetch_k or (settings.mmr_fetch_k if ranker == "mmr" else k), k)
+        vector = [float(x) for x in np.asarray(query_vector, dtype=np.float64).ravel()]
+        timings: dict[str, float] = {}
+        queries: list[str] = []
+        notes: list[str] = []
+
+        if selection.is_all:
+            size = None
+        elif selection_size is not None:
+            size = selection_size
+        else:
+            started = time.perf_counter()
+            size = self.selection_size(selection)
+            timings["selection_size"] = time.perf_counter() - started
+            queries.append(self.selection_query(selection))
+        chosen = path or self.plan(size, selection.is_all)
+        if selection.is_all and chosen != "index":
+            chosen = "exact" if chosen == "exact" else "index"
+
+        started = time.perf_counter()
+        if steering == "hard" or selection.is_all:
+            rows, cypher, params = self._rank_selection(
+                chosen, vector, selection, fetch, with_embedding, queries, notes
+            )
+            candidates = [_row_to_chunk(r, None if selection.is_all else True) for r in rows]
+            relevance = [c.score for c in candidates]
+        else:
+            candidates, relevance, cypher, params = self._soft(
+                chosen, vector, selection, size, fetch, with_embedding, queries, notes
+            )
+        timings["ranking"] = time.perf_counter() - started
+
+        if threshold is not None:
+            keep = [i for i, c in enumerate(candidates) if c.cosine >= threshold]
+            candidates = [candidates[i] for i in keep]
+            relevance = [relevance[i] for i in keep]
+
+        if ranker == "mmr" and candidates:
+            started = time.perf_counter()
+            matrix = np.array([c.embedding for c in candidates], dtype=np.float64)
+            order = mmr(np.asarray(vector), matrix, relevance, k, lambda_)
+            timings["mmr"] = time.perf_counter() - started
+        else:
+            order = sorted(range(len(candidates)), key=lambda i: (-relevance[i], candidates[i].id))[
+                :k
+            ]
+        chunks = [candidates[i] for i in order]
+        return Ranking(
+            chunks=chunks,
+            path=chosen,
+            ranker=ranker,
+            steering="hard" if selection.is_all else steering,
+            selection_size=size,
+            cypher=cypher,
+            params=params,
+            timings=timings,
+            queries=queries,
+            notes=notes,
+        )
+
+    def _soft(
+        self,
+        path: str,
+        vector: list[float],
+        selection: CompiledSelectionLike,
+        size: int | None,
+        fetch: int,
+        with_embedding: bool,
+        queries: list[str],
+        notes: list[str],
+    ) -> tuple[list[RankedChunk], list[float], str, dict[str, Any]]:
+        """Rank over U with members boosted by β: top of the selection ∪ top of U, re-scored.
+
+        Non-members are drawn from U's top ``2·fetch``; members outside the selection's top
+        ``fetch`` cannot reach the top k (the boost is uniform), so the merge is exact whenever U's
+        top ``2·fetch`` holds ``fetch`` non-members (noted otherwise).
+        """
+        beta = self.settings.soft_boost
+        selected_rows: list[dict[str, Any]] = []
+        if size != 0:
+            selected_rows, _, _ = self._rank_selection(
+                path, vector, selection, fetch, with_embedding, queries, notes
+            )
+        u_rows, u_query, u_params = self._rank_u(vector, 2 * fetch, with_embedding)
+        queries.append(u_query)
+        members_query = render("selection_members", self.schema, selection_cypher=selection.cypher)
+        u_ids = [str(r["id"]) for r in u_rows]
+        members = {str(r["id"]) for r in selected_rows}
+        if size != 0 and u_ids:
+            members |= {
+                str(r["id"])
+                for r in self._read(members_query, {**selection.params, "candidate_ids": u_ids})
+            }
+            queries.append(members_query)
+        merged: dict[str, RankedChunk] = {}
+        for row in selected_rows:
+            merged[str(row["id"])] = _row_to_chunk(row, True)
+        for row in u_rows:
+            cid = str(row["id"])
+            if cid not in merged:
+                merged[cid] = _row_to_chunk(row, cid in members)
+        if sum(1 for r in u_rows if str(r["id"]) not in members) < fetch:
+            notes.append("soft steering: U's candidates held fewer non-members than fetch_k")
+        candidates = list(merged.values())
+        relevance = [c.score + (beta if c.in_selection else 0.0) for c in candidates]
+        return candidates, relevance, u_query, u_params
