@@ -1,0 +1,92 @@
+"""What an evaluation records: one row per retrieval, one per tagging, and the run's metadata.
+
+Plain dataclasses with a versioned JSON form, kept apart from the harness so reports and plots
+can be rebuilt from ``results.json`` without importing the pipeline or touching a database.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+RESULTS_FORMAT = "guidedrag-eval/1"
+
+
+@dataclass
+class Row:
+    """One retrieval: a question (or one of its paraphrases) under one approach."""
+
+    set: str  # "answerable" | "unanswerable"
+    question_id: str
+    variant: int  # 0 = the question as written, 1.. = its paraphrases
+    approach: str
+    configuration: str
+    cell: str  # Table 2 symbol of the selection that ran
+    selection: str  # DSL text of the selection
+    steering: str
+    entities: list[str]
+    selection_size: int | None  # chunks in the selection (the corpus size for all())
+    empty: str | None  # why the pipeline abstained: "<kind>: <term>"
+    ranked: list[str]
+    cosines: list[float]
+    scores: list[float]  # Neo4j's (1 + cos) / 2
+    in_selection: list[bool]
+    hit_position: int | None  # answerable only; k + 1 = miss
+    all_gold_recall: float | None
+    latency_s: float
+    timings: dict[str, float] = field(default_factory=dict)
+    note: str | None = None
+
+
+@dataclass
+class Tagging:
+    """One tagger's output for one question (Table 3)."""
+
+    tagger: str
+    question_id: str
+    gold: list[str]
+    tags: list[str]
+    latency_s: float
+
+
+@dataclass
+class EvalRun:
+    """Everything one evaluation recorded; ``results.json`` is this, as JSON."""
+
+    meta: dict[str, Any]
+    rows: list[Row]
+    taggings: list[Tagging]
+    tagger_errors: dict[str, str]
+    warnings: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": RESULTS_FORMAT,
+            "meta": self.meta,
+            "rows": [asdict(r) for r in self.rows],
+            "taggings": [asdict(t) for t in self.taggings],
+            "tagger_errors": self.tagger_errors,
+            "warnings": self.warnings,
+        }
+
+    def write_json(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_json(), ensure_ascii=False, indent=1) + "\n", "utf-8")
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> EvalRun:
+        if data.get("format") != RESULTS_FORMAT:
+            raise ValueError(f"not a {RESULTS_FORMAT} results file (format={data.get('format')!r})")
+        return EvalRun(
+            meta=data["meta"],
+            rows=[Row(**r) for r in data["rows"]],
+            taggings=[Tagging(**t) for t in data["taggings"]],
+            tagger_errors=dict(data.get("tagger_errors", {})),
+            warnings=list(data.get("warnings", [])),
+        )
+
+    @staticmethod
+    def read_json(path: Path) -> EvalRun:
+        return EvalRun.from_json(json.loads(path.read_text("utf-8")))
