@@ -52,7 +52,7 @@ _ENTITY_PROPERTIES = {
     "alias_keys": "entity_alias_keys",
     "name_embedding": "entity_name_embedding",
 }
-for _var in ("e", "h", "t"):
+for _var in ("e", "h", "t", "a"):
     _VARIABLE_PROPERTIES[_var] = _ENTITY_PROPERTIES
 
 _IDENTIFIERS = {

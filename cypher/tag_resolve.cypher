@@ -1,0 +1,10 @@
+// Resolve free-text entity names (e.g. an LLM's tags) to KB entities by normalised name or alias.
+:param keys => ['ada lovelace', 'london'];
+UNWIND range(0, size($keys) - 1) AS i
+WITH i, $keys[i] AS key
+OPTIONAL MATCH (e:`Entity`) WHERE e.name_key = key
+WITH i, key, collect(e.name)[0] AS exact
+OPTIONAL MATCH (a:`Entity`) WHERE exact IS NULL AND key IN a.alias_keys
+WITH i, key, coalesce(exact, collect(a.name)[0]) AS name
+RETURN i, key, name
+ORDER BY i
