@@ -86,6 +86,11 @@ class Settings(BaseSettings):
     planner_exact_max: int | None = Field(
         None, description="selections up to this size use exact cosine (None: measured default)"
     )
+    entity_vector_index_name: str = "entity_name_embedding"
+    tagger: Literal["embedding", "fulltext", "hybrid", "llm"] = "fulltext"
+    tagger_min_cosine: float = Field(
+        0.80, ge=-1.0, le=1.0, description="embedding/hybrid taggers: least name cosine kept"
+    )
 
     # --- Managed local Neo4j (guidedrag neo4j ...) ---
     neo4j_version: str = DEFAULT_NEO4J_VERSION
