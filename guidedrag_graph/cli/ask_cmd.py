@@ -1,0 +1,283 @@
+"""``guidedrag retrieve``, ``ask``, ``demo``, ``kb embed-entities``: the pipeline at the prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
+from guidedrag_graph.config import Settings
+from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.semantics import Semantics
+
+if TYPE_CHECKING:
+    from guidedrag_graph.pipeline import Answer, GuidedRAG, RetrievalResult
+
+# The pipeline is imported inside the commands so `guidedrag --help` (and the other stages'
+# commands) stay fast and never depend on the retrieval stack.
+
+
+def _semantics(
+    entities: Sequence[str], relations: Sequence[str], question_type: str | None
+) -> Semantics | None:
+    if not entities and not relations and question_type is None:
+        return None
+    return Semantics(
+        entities=tuple(entities),
+        relations=tuple(relations),
+        question_type=question_type or "factoid",  # type: ignore[arg-type]
+        complexity=2 if len(entities) > 1 else 1,
+        relational=bool(relations),
+    )
+
+
+def _print_chunks(result: RetrievalResult, *, width: int = 110) -> None:
+    for rank, chunk in enumerate(result.chunks, 1):
+        member = "" if chunk.in_selection is None else (" sel" if chunk.in_selection else " U  ")
+        title = chunk.document_title or chunk.document_id or "?"
+        click.echo(
+            f"  {rank:>2}. {chunk.id:<28} cos={chunk.cosine:.4f} "
+            f"score={chunk.score:.4f}{member}  [{title}]"
+        )
+        text = " ".join(chunk.text.split())
+        click.echo(f"      {text[: width - 6]}{'…' if len(text) > width - 6 else ''}")
+
+
+def _print_retrieval(result: RetrievalResult, *, explain: bool) -> None:
+    selection = result.selection_text or "all() — every chunk (base RAG)"
+    size = "all" if result.selection_size is None else str(result.selection_size)
+    click.echo(f"selection: {selection}  ({size} chunks)")
+    if result.empty is not None:
+        click.echo(f"abstained: {result.empty.message}")
+        if result.empty.suggestions:
+            click.echo(f"  did you mean: {', '.join(result.empty.suggestions)}")
+        return
+    click.echo(
+        f"ranker: {result.ranker}   path: {result.path}   steering: {result.steering}   "
+        f"template: {result.template}"
+    )
+    _print_chunks(result)
+    for note in result.notes:
+        click.echo(f"note: {note}")
+    if explain:
+        click.echo("\n-- Cypher (ranking) --")
+        click.echo(result.cypher)
+        click.echo("\n-- timings (ms) --")
+        for stage, seconds in result.timings.items():
+            click.echo(f"  {stage:<16} {seconds * 1000:8.1f}")
+
+
+def _resolve_semantics(
+    rag: GuidedRAG,
+    question: str,
+    entities: Sequence[str],
+    relations: Sequence[str],
+    question_type: str | None,
+    auto: bool,
+    tagger_name: str | None,
+) -> Semantics | None:
+    semantics = _semantics(entities, relations, question_type)
+    if not auto:
+        return semantics
+    from guidedrag_graph.tagging import tagger_for
+
+    tagger = tagger_for(
+        tagger_name or rag.settings.tagger, rag.settings, rag.driver, schema=rag.schema
+    )
+    tags = tagger.tag(question)[:2]
+    click.echo(f"auto-semantics ({tagger.name} tagger): {', '.join(tags) or 'no entity found'}")
+    return _semantics(tags, relations, question_type) or Semantics()
+
+
+_COMMON = [
+    click.argument("question"),
+    click.option("--select", "selection", help="selection expression, e.g. \"entity('Rome')\""),
+    click.option("--entity", "entities", multiple=True, help="an entity the question names"),
+    click.option("--relation", "relations", multiple=True, help="a relation type to hop over"),
+    click.option("--type", "question_type", type=click.Choice(["factoid", "open"])),
+    click.option("--auto-semantics", is_flag=True, help="tag the question's entities"),
+    click.option("--tagger", type=click.Choice(["embedding", "fulltext", "hybrid", "llm"])),
+    click.option("-k", "--top-k", "k", type=int, help="chunks to retrieve"),
+    click.option("--ranker", type=click.Choice(["cosine", "mmr"])),
+    click.option("--steering", type=click.Choice(["hard", "soft"])),
+    click.option("--path", type=click.Choice(["exact", "index", "search_in"]), help="force"),
+    click.option("--threshold", type=float, help="minimum raw cosine"),
+    click.option("--policy", type=click.Path(exists=True, dir_okay=False, path_type=Path)),
+    click.option("--explain", is_flag=True, help="show the Cypher and per-stage timings"),
+    click.option("--json", "as_json", is_flag=True, help="print the result as JSON"),
+]
+
+
+def _common(func: Any) -> Any:
+    for decorator in reversed(_COMMON):
+        func = decorator(func)
+    return func
+
+
+def _run(
+    question: str, opts: dict[str, Any], *, ask: bool
+) -> tuple[Settings, RetrievalResult | Answer]:
+    if opts["selection"] and (opts["entities"] or opts["auto_semantics"]):
+        raise click.UsageError("give either --select or --entity/--auto-semantics, not both")
+    from guidedrag_graph.pipeline import GuidedRAG
+    from guidedrag_graph.steering import SteeringPolicy
+
+    settings = load_settings()
+    policy = SteeringPolicy.from_file(opts["policy"]) if opts["policy"] else None
+    with driver_for(settings) as driver:
+        rag = GuidedRAG(settings, driver=driver, schema=schema_of(settings), policy=policy)
+        semantics = _resolve_semantics(
+            rag,
+            question,
+            opts["entities"],
+            opts["relations"],
+            opts["question_type"],
+            opts["auto_semantics"],
+            opts["tagger"],
+        )
+        kwargs: dict[str, Any] = {
+            "semantics": semantics,
+            "k": opts["k"],
+            "ranker": opts["ranker"],
+            "steering": opts["steering"],
+            "path": opts["path"],
+            "threshold": opts["threshold"],
+        }
+        if ask:
+            return settings, rag.ask(question, opts["selection"], **kwargs)
+        return settings, rag.retrieve(question, opts["selection"], **kwargs)
+
+
+@click.command()
+@_common
+def retrieve(question: str, **opts: Any) -> None:
+    """Rank chunks for QUESTION inside a selection (no LLM involved)."""
+    from guidedrag_graph.pipeline import RetrievalResult
+
+    _, result = _run(question, opts, ask=False)
+    assert isinstance(result, RetrievalResult)
+    if opts["as_json"]:
+        echo_json(result.to_dict())
+        return
+    _print_retrieval(result, explain=opts["explain"])
+
+
+@click.command()
+@_common
+def ask(question: str, **opts: Any) -> None:
+    """Answer QUESTION: select, rank in Neo4j, augment, generate (or show the prompt)."""
+    from guidedrag_graph.pipeline import Answer
+
+    _, answer = _run(question, opts, ask=True)
+    assert isinstance(answer, Answer)
+    if opts["as_json"]:
+        echo_json(answer.to_dict())
+        return
+    _print_retrieval(answer.retrieval, explain=opts["explain"])
+    if answer.abstained:
+        click.echo(f"\nanswer: (abstained) {answer.reason}")
+        return
+    if answer.text is None:
+        click.echo("\nNo LLM is set (OPENAI_BASE_URL / OPENAI_API_KEY unset): here is the")
+        click.echo("retrieved context above and the augmented prompt that would be sent.\n")
+        assert answer.prompt is not None
+        click.echo(answer.prompt.text)
+        click.echo(f"\n(≈{answer.prompt.token_estimate} prompt tokens)")
+        return
+    click.echo(f"\nanswer: {answer.text}")
+    for citation in answer.citations:
+        click.echo(
+            f"  cites {citation.chunk_id} -> {citation.document_title or citation.document_id}"
+        )
+    if answer.invalid_citations:
+        click.echo(f"  ignored citations of chunks not in the prompt: {answer.invalid_citations}")
+    if answer.usage:
+        click.echo(
+            f"tokens: prompt {answer.usage.prompt_tokens}, completion "
+            f"{answer.usage.completion_tokens}"
+        )
+
+
+@click.command("embed-entities")
+@click.option("--batch-size", default=256, show_default=True, type=int)
+def embed_entities(batch_size: int) -> None:
+    """Store entity-name embeddings (for the embedding and hybrid taggers)."""
+    from guidedrag_graph.tagging import embed_entity_names
+
+    settings = load_settings()
+    with driver_for(settings) as driver:
+        done = embed_entity_names(driver, settings, schema_of(settings), batch_size=batch_size)
+    click.echo(f"embedded {done} entity names")
+
+
+def _gold_rank(result: RetrievalResult, gold: Sequence[str]) -> str:
+    ids = [c.id for c in result.chunks]
+    for rank, cid in enumerate(ids, 1):
+        if cid in gold:
+            return f"#{rank}"
+    return "miss"
+
+
+@click.command()
+@click.option("-n", "--questions", "count", default=4, show_default=True, type=int)
+@click.option(
+    "--bundle",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="bundle whose questions.jsonl to use (default: the sample KB)",
+)
+@click.option("-k", "--top-k", "k", default=5, show_default=True, type=int)
+def demo(count: int, bundle: Path | None, k: int) -> None:
+    """Base RAG next to GuidedRAG on sample questions (no LLM needed)."""
+    from guidedrag_graph.kb import read_questions, sample_kb_dir
+    from guidedrag_graph.pipeline import GuidedRAG, default_selection
+
+    path = (bundle or sample_kb_dir()) / "questions.jsonl"
+    if not path.exists():
+        raise ConfigurationError(f"{path} does not exist: pass --bundle with a questions.jsonl")
+    questions = [q for q in read_questions(path.parent) if q.answerable and q.semantics.entities]
+    # Show one question per configuration first (C1/C2, relational or not), then the rest.
+    seen: set[tuple[int, bool]] = set()
+    ordered = []
+    for q in questions:
+        key = (q.semantics.complexity, q.semantics.relational)
+        if key not in seen:
+            seen.add(key)
+            ordered.append(q)
+    ordered += [q for q in questions if q not in ordered]
+    settings = load_settings()
+    with driver_for(settings) as driver:
+        rag = GuidedRAG(settings, driver=driver, schema=schema_of(settings))
+        tally = {"rag": 0, "guided": 0, "soft": 0}
+        for q in ordered[:count]:
+            click.echo("=" * 100)
+            click.echo(f"Q {q.id}: {q.question}")
+            click.echo(f"gold answer: {q.answer}   gold chunks: {', '.join(q.gold_chunk_ids)}")
+            s = q.semantics
+            click.echo(
+                f"semantics: entities={list(s.entities)} relations={list(s.relations)} "
+                f"type={s.question_type} C{s.complexity}"
+            )
+            base = rag.retrieve(q.question, None, k=k)
+            expr = default_selection(s)
+            guided = rag.retrieve(q.question, expr, semantics=s, k=k, ranker="cosine")
+            soft = rag.retrieve(
+                q.question, expr, semantics=s, k=k, ranker="cosine", steering="soft"
+            )
+            for label, key, result in (
+                ("base RAG (all chunks)", "rag", base),
+                ("GuidedRAG (hard)", "guided", guided),
+                ("GuidedRAG (soft boost)", "soft", soft),
+            ):
+                rank = _gold_rank(result, q.gold_chunk_ids)
+                tally[key] += rank != "miss"
+                click.echo(f"\n-- {label}: gold chunk {rank}")
+                _print_retrieval(result, explain=False)
+        shown = min(count, len(ordered))
+        click.echo("=" * 100)
+        click.echo(
+            f"gold chunk in top {k}: base RAG {tally['rag']}/{shown}, GuidedRAG hard "
+            f"{tally['guided']}/{shown}, GuidedRAG soft {tally['soft']}/{shown}"
+        )

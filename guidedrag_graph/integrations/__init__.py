@@ -1,0 +1,1 @@
+"""Adapters to other libraries (neo4j-graphrag)."""
