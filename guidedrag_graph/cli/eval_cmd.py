@@ -1,0 +1,178 @@
+"""``guidedrag eval``: the paper's comparison (Tables 2–5, Figure 7) on a KB bundle's questions."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+from guidedrag_graph.cli.common import driver_for, load_settings, schema_of
+from guidedrag_graph.evaluation.approaches import APPROACHES
+from guidedrag_graph.evaluation.harness import (
+    DEFAULT_APPROACHES,
+    TAGGERS,
+    EvalOptions,
+    clear_kb,
+    run_evaluation,
+)
+from guidedrag_graph.evaluation.plots import matplotlib_available, write_plots
+from guidedrag_graph.evaluation.records import EvalRun
+from guidedrag_graph.evaluation.report import render_markdown, summarize
+from guidedrag_graph.kb import Bundle, load_bundle, read_bundle
+
+
+def _names(text: str, valid: tuple[str, ...] | list[str], what: str) -> tuple[str, ...]:
+    names = tuple(n.strip().lower() for n in text.split(",") if n.strip())
+    bad = [n for n in names if n not in valid]
+    if bad or not names:
+        raise click.BadParameter(
+            f"unknown {what} {', '.join(bad) or '(none given)'}; choose from {', '.join(valid)}"
+        )
+    return names
+
+
+def write_outputs(run: EvalRun, out_dir: Path, *, plots: bool = True) -> list[Path]:
+    """results.json, summary.json, report.md and (with matplotlib) the PNGs, into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    summary = summarize(run)
+    run.write_json(out_dir / "results.json")
+    (out_dir / "summary.json").write_text(
+        json.dumps(summary, indent=1, ensure_ascii=False, default=str) + "\n", "utf-8"
+    )
+    (out_dir / "report.md").write_text(render_markdown(run, summary), "utf-8")
+    written = [out_dir / "results.json", out_dir / "summary.json", out_dir / "report.md"]
+    if plots:
+        written += write_plots(summary, list(run.meta["approaches"]), out_dir)
+    return written
+
+
+@click.command("eval")
+@click.argument("bundle_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--unanswerable",
+    "unanswerable_dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="bundle whose KB lacks the entities its answerable=false questions ask about (Fig. 7)",
+)
+@click.option(
+    "--approaches",
+    default=",".join(DEFAULT_APPROACHES),
+    show_default=True,
+    help=f"comma-separated, from: {', '.join(APPROACHES)}",
+)
+@click.option("-k", "k", default=5, show_default=True, type=click.IntRange(1, 100))
+@click.option(
+    "--tagger",
+    type=click.Choice(list(TAGGERS)),
+    default="embedding",
+    show_default=True,
+    help="GraphRAG's entity tagger",
+)
+@click.option(
+    "--taggers",
+    default=",".join(TAGGERS),
+    show_default=True,
+    help="taggers whose accuracy Table 3 reports (LLM ones are skipped without an LLM)",
+)
+@click.option("--limit", type=click.IntRange(1), default=None, help="first N questions per set")
+@click.option(
+    "--reload",
+    is_flag=True,
+    help="before each question set, DELETE every chunk, document and entity in the database "
+    "and load that set's bundle (needed for --unanswerable unless that KB is loaded already)",
+)
+@click.option("--no-plots", is_flag=True, help="skip the PNG plots")
+@click.option("--no-progress", is_flag=True, help="no progress bars")
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="folder for report.md, results.json, summary.json and the PNGs",
+)
+def eval_command(
+    bundle_dir: Path,
+    unanswerable_dir: Path | None,
+    approaches: str,
+    k: int,
+    tagger: str,
+    taggers: str,
+    limit: int | None,
+    reload: bool,
+    no_plots: bool,
+    no_progress: bool,
+    out_dir: Path,
+) -> None:
+    """Compare RAG, RAG*, GraphRAG and GraphRAG* (the paper's Table 2) on a bundle's questions.
+
+    The database must hold BUNDLE_DIR's KB (``guidedrag load``), or pass --reload.
+    """
+    options = EvalOptions(
+        approaches=_names(approaches, list(APPROACHES), "approach"),
+        k=k,
+        tagger=tagger,
+        accuracy_taggers=_names(taggers, TAGGERS, "tagger"),
+        limit=limit,
+    )
+    settings = load_settings()
+    schema = schema_of(settings)
+    bundle = read_bundle(bundle_dir)
+    unanswerable = read_bundle(unanswerable_dir) if unanswerable_dir else None
+    plots = not no_plots
+    if plots and not matplotlib_available():
+        click.echo("matplotlib is not installed: skipping plots (pip install matplotlib)", err=True)
+        plots = False
+    started = time.perf_counter()
+    with driver_for(settings) as driver:
+
+        def prepare(set_name: str, set_bundle: Bundle) -> None:
+            if not reload:
+                return
+            deleted = clear_kb(driver, settings)
+            click.echo(f"{set_name}: deleted {deleted} nodes; loading {set_bundle.path}", err=True)
+            load_bundle(driver, settings, schema, set_bundle, progress=not no_progress)
+
+        run = run_evaluation(
+            settings,
+            driver,
+            bundle,
+            unanswerable=unanswerable,
+            options=options,
+            bundle_label=bundle_dir.name,
+            unanswerable_label=unanswerable_dir.name if unanswerable_dir else "",
+            prepare=prepare,
+            progress=not no_progress,
+        )
+    run.meta["wall_s"] = round(time.perf_counter() - started, 3)
+    written = write_outputs(run, out_dir, plots=plots)
+    for warning in run.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    summary = summarize(run)
+    click.echo(f"{'approach':<20} relevant@{k}  avg hit  median  recall")
+    for name in options.approaches:
+        h = summary["hits"][name]
+        click.echo(
+            f"{name:<20} {100 * h['relevant']:>9.1f}%  {h['avg_hit']:>7.2f}  "
+            f"{h['median_hit']:>6.1f}  {100 * h['all_gold_recall']:>5.1f}%"
+        )
+    click.echo(f"wrote {len(written)} files to {out_dir} in {run.meta['wall_s']:.0f}s")
+
+
+@click.command("eval-report")
+@click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="folder to write into (default: the results file's folder)",
+)
+@click.option("--no-plots", is_flag=True, help="skip the PNG plots")
+def eval_report(results: Path, out_dir: Path | None, no_plots: bool) -> None:
+    """Rebuild report.md, summary.json and the plots from a results.json (no database needed)."""
+    run = EvalRun.read_json(results)
+    target = out_dir or results.parent
+    written = write_outputs(run, target, plots=not no_plots and matplotlib_available())
+    click.echo(f"wrote {len(written)} files to {target}")
