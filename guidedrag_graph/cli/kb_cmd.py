@@ -1,0 +1,136 @@
+"""``guidedrag load``, ``guidedrag kb stats`` and ``guidedrag datasets musique``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import click
+
+from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
+from guidedrag_graph.kb.loader import DEFAULT_BATCH_SIZE, load_bundle
+from guidedrag_graph.kb.stats import kb_stats
+from guidedrag_graph.schema import schema_for
+
+
+@click.command()
+@click.argument("bundle_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--batch-size", default=DEFAULT_BATCH_SIZE, show_default=True, type=int)
+@click.option(
+    "--preset",
+    type=click.Choice(["guidedrag", "neo4j-graphrag"]),
+    default=None,
+    help="schema preset (default: GUIDEDRAG_SCHEMA_PRESET)",
+)
+@click.option(
+    "--relation-mode",
+    type=click.Choice(["types", "property"]),
+    default="types",
+    show_default=True,
+    help="relations as relationship types, or as a property of one generic type",
+)
+@click.option("--no-migrate", is_flag=True, help="do not apply pending migrations first")
+@click.option("--no-progress", is_flag=True, help="no progress bars")
+@click.option("--json", "as_json", is_flag=True, help="print the load report as JSON")
+def load(
+    bundle_dir: Path,
+    batch_size: int,
+    preset: str | None,
+    relation_mode: Literal["types", "property"],
+    no_migrate: bool,
+    no_progress: bool,
+    as_json: bool,
+) -> None:
+    """Load a KB bundle (idempotent; rerun after a crash to finish the job)."""
+    settings = load_settings()
+    schema = schema_for(preset) if preset else schema_of(settings)
+    schema = schema.model_copy(update={"relation_mode": relation_mode})
+    with driver_for(settings) as driver:
+        report = load_bundle(
+            driver,
+            settings,
+            schema,
+            bundle_dir,
+            batch_size=batch_size,
+            migrate=not no_migrate,
+            progress=not no_progress,
+        )
+    if as_json:
+        echo_json(report.to_dict())
+        return
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for name in report.migrations_applied:
+        click.echo(f"applied migration {name}")
+    counts = ", ".join(f"{v} {k}" for k, v in report.counts.items() if k != "questions")
+    click.echo(f"loaded {bundle_dir} ({report.schema_preset}): {counts}")
+    click.echo(
+        f"embeddings: {report.chunks_precomputed} precomputed, {report.chunks_reused} reused "
+        f"from the database, {report.chunks_embedded} embedded; created "
+        f"{report.nodes_created} nodes and {report.relationships_created} relationships in "
+        f"{report.timings.get('total', 0.0):.1f}s ({report.chunks_per_second:.0f} chunks/s)"
+    )
+
+
+@click.group()
+def kb() -> None:
+    """Inspect the knowledge base."""
+
+
+@kb.command()
+@click.option(
+    "--preset", type=click.Choice(["guidedrag", "neo4j-graphrag"]), default=None, help="schema"
+)
+@click.option("--relation-mode", type=click.Choice(["types", "property"]), default="types")
+@click.option("--json", "as_json", is_flag=True, help="print as JSON")
+def stats(preset: str | None, relation_mode: str, as_json: bool) -> None:
+    """Documents, chunks, entities, relations, relation types, missing embeddings, indexes."""
+    settings = load_settings()
+    schema = schema_for(preset) if preset else schema_of(settings)
+    schema = schema.model_copy(update={"relation_mode": relation_mode})
+    with driver_for(settings) as driver:
+        data = kb_stats(driver, settings, schema)
+    if as_json:
+        echo_json(data)
+        return
+    for key in (
+        "schema_preset",
+        "documents",
+        "chunks",
+        "chunks_without_embedding",
+        "entities",
+        "mentions",
+        "relations",
+        "relation_types",
+    ):
+        click.echo(f"{key:<26}{data[key]}")
+    if data["top_relation_types"]:
+        top = ", ".join(f"{t['type']} ({t['count']})" for t in data["top_relation_types"])
+        click.echo(f"{'top relation types':<26}{top}")
+    click.echo("indexes:")
+    for index in data["indexes"]:
+        click.echo(
+            f"  {index['name']:<36}{index['type']:<10}{index['state']:<10}"
+            f"{index['population_percent']:>6.1f}%  {index['on']}"
+        )
+
+
+@click.group()
+def datasets() -> None:
+    """Convert public benchmarks into KB bundles."""
+
+
+@datasets.command()
+@click.argument("source", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="print the conversion report as JSON")
+def musique(source: Path, out_dir: Path, as_json: bool) -> None:
+    """MuSiQue (HippoRAG subset + OpenIE) -> OUT_DIR/{answerable,unanswerable} bundles."""
+    from guidedrag_graph.kb.musique import convert_musique
+
+    report = convert_musique(source, out_dir)
+    if as_json:
+        echo_json(report.to_dict())
+        return
+    for line in report.lines():
+        click.echo(line)
