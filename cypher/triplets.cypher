@@ -8,7 +8,8 @@
 OPTIONAL MATCH (c:`Chunk`)-[:`MENTIONS`]->(e:`Entity`) WHERE c.id IN $chunk_ids
 WITH collect(DISTINCT e) AS mentioned
 OPTIONAL MATCH (e:`Entity`) WHERE e.name_key IN $entity_keys
-WITH mentioned + collect(DISTINCT e) AS entities
+WITH mentioned, collect(DISTINCT e) AS named
+WITH mentioned + named AS entities
 UNWIND entities AS h
 MATCH (h)-[r]->(t:`Entity`)
 WHERE t IN entities AND NOT type(r) IN $structural_types

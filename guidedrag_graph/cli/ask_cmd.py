@@ -28,7 +28,7 @@ def _semantics(
     return Semantics(
         entities=tuple(entities),
         relations=tuple(relations),
-        question_type=question_type or "factoid",  # type: ignore[arg-type]
+        question_type="open" if question_type == "open" else "factoid",
         complexity=2 if len(entities) > 1 else 1,
         relational=bool(relations),
     )
@@ -266,13 +266,13 @@ def demo(count: int, bundle: Path | None, k: int) -> None:
             soft = rag.retrieve(
                 q.question, expr, semantics=s, k=k, ranker="cosine", steering="soft"
             )
-            for label, key, result in (
+            for label, tally_key, result in (
                 ("base RAG (all chunks)", "rag", base),
                 ("GuidedRAG (hard)", "guided", guided),
                 ("GuidedRAG (soft boost)", "soft", soft),
             ):
                 rank = _gold_rank(result, q.gold_chunk_ids)
-                tally[key] += rank != "miss"
+                tally[tally_key] += rank != "miss"
                 click.echo(f"\n-- {label}: gold chunk {rank}")
                 _print_retrieval(result, explain=False)
         shown = min(count, len(ordered))

