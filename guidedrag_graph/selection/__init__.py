@@ -35,21 +35,33 @@ from guidedrag_graph.selection.ast import (
     source,
     type_,
 )
+from guidedrag_graph.selection.compiler import CompiledSelection
 from guidedrag_graph.selection.parser import parse
+from guidedrag_graph.selection.selector import (
+    EmptySelection,
+    PreparedSelection,
+    Selector,
+    SizeNode,
+)
 
 __all__ = [
     "All",
     "Category",
     "Chunks",
+    "CompiledSelection",
     "Date",
     "Difference",
     "Document",
+    "EmptySelection",
     "Entity",
     "Expr",
     "Hop",
     "Intersect",
     "KHop",
     "Near",
+    "PreparedSelection",
+    "Selector",
+    "SizeNode",
     "Source",
     "SymDiff",
     "Type",

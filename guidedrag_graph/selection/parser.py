@@ -196,7 +196,8 @@ class _Parser:
                     positional.append(self.value())
                 if self.accept(")"):
                     break
-                self.expect(",")
+                if not self.accept(","):
+                    raise self.error(f"expected ',' or ')' but found {self.describe(self.tok)}")
                 if self.accept(")"):
                     break
         try:
@@ -261,7 +262,10 @@ class _Parser:
                     items.append(item.value)
                     if self.accept("]"):
                         break
-                    self.expect(",")
+                    if not self.accept(","):
+                        raise self.error(
+                            f"expected ',' or ']' but found {self.describe(self.tok)}"
+                        )
                     if self.accept("]"):
                         break
             return items

@@ -1,0 +1,10 @@
+// resolve_document — which documents a name means: tier 1 by id, tier 2 by exact title.
+// Columns: tier, id.
+:param sel_name => 'doc-1';
+
+// @fragment query
+MATCH (d:Document) WHERE d.id = $sel_name RETURN 1 AS tier, d.id AS id
+UNION
+MATCH (d:Document) WHERE d.title = $sel_name RETURN 2 AS tier, d.id AS id
+// @end
+;

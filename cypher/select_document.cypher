@@ -1,0 +1,14 @@
+// select_document — document(d): the chunks of the given documents. The Selector resolves d to
+// document ids (by id, then by exact title) before this runs.
+// Columns (Browser): size, truncated, chunk_ids.
+:param sel_ids => ['doc-1'];
+
+// @fragment set
+CALL () {
+  MATCH (d:Document) WHERE d.id IN $sel_ids
+  MATCH (c:Chunk)-[:PART_OF]->(d)
+  WITH collect(DISTINCT c) AS s
+  RETURN s, false AS t
+}
+// @end
+RETURN size(s) AS size, t AS truncated, [x IN s | x.id][..25] AS chunk_ids;

@@ -1,0 +1,12 @@
+// select_finish — turns the selection's chunk list into rows: after this fragment `c` is bound
+// to each selected chunk exactly once, which is what the ranking templates (retrieve_*.cypher)
+// expect between their `selection:begin` and `selection:end` markers.
+// Columns (Browser): id.
+:param sel_chunk_ids => ['c1', 'c2'];
+
+MATCH (c:Chunk) WHERE c.id IN $sel_chunk_ids
+WITH collect(c) AS s
+// @fragment rows
+UNWIND s AS c
+// @end
+RETURN c.id AS id;

@@ -1,0 +1,31 @@
+// select_hop — hop(x, types, depth, direction): chunks that mention an entity 1..depth hops from
+// the start entities over the given relation types (the start entities themselves excluded).
+// Breadth-first, one hop per step: each step expands the frontier once, keeps DISTINCT entities
+// not seen before, and caps the frontier at $sel_cap (t reports that the cap was hit). No path is
+// ever enumerated. The compiler repeats the step section `depth` times, writes the validated,
+// escaped types into [r:...] (relation_mode "types") or the generic type plus a filter on the type
+// property (relation_mode "property"), and sets the arrow for direction "out"/"in".
+// Columns (Browser): size, truncated, chunk_ids.
+:param sel_ids => ['rome'];
+:param sel_types => ['FOUGHT_IN'];
+:param sel_cap => 10000;
+
+// @fragment set
+CALL () {
+  MATCH (x:Entity) WHERE x.id IN $sel_ids
+  WITH collect(DISTINCT x) AS f
+  WITH f, f AS v, [] AS reach, false AS t
+  // @step
+  UNWIND CASE WHEN f = [] THEN [null] ELSE f END AS x
+  OPTIONAL MATCH (x)-[r:FOUGHT_IN]-(y:Entity)
+  WHERE type(r) IN $sel_types AND NOT y IN v
+  WITH v, reach, t, collect(DISTINCT y) AS nxt
+  WITH v + nxt[..$sel_cap] AS v, reach + nxt[..$sel_cap] AS reach,
+       t OR size(nxt) > $sel_cap AS t, nxt[..$sel_cap] AS f
+  // @end-step
+  UNWIND CASE WHEN reach = [] THEN [null] ELSE reach END AS y
+  OPTIONAL MATCH (c:Chunk)-[:MENTIONS]->(y)
+  RETURN collect(DISTINCT c) AS s, t
+}
+// @end
+RETURN size(s) AS size, t AS truncated, [x IN s | x.id][..25] AS chunk_ids;

@@ -1,0 +1,26 @@
+// select_near — near(x, depth): co-mention neighbourhood, for KGs whose relation triples are
+// sparse. Each step grows the entity set by every entity mentioned in a chunk that mentions one
+// of them (capped at $sel_cap entities; t reports the cap); the result is every chunk mentioning
+// an entity of the final set, so near(x) contains entity(x). The step repeats `depth` times.
+// Columns (Browser): size, truncated, chunk_ids.
+:param sel_ids => ['rome'];
+:param sel_cap => 10000;
+
+// @fragment set
+CALL () {
+  MATCH (e:Entity) WHERE e.id IN $sel_ids
+  WITH collect(DISTINCT e) AS ents, false AS t
+  // @step
+  UNWIND CASE WHEN ents = [] THEN [null] ELSE ents END AS e
+  OPTIONAL MATCH (c:Chunk)-[:MENTIONS]->(e)
+  OPTIONAL MATCH (c)-[:MENTIONS]->(e2:Entity)
+  WITH ents, t, collect(DISTINCT e2) AS more
+  WITH ents + [y IN more WHERE NOT y IN ents] AS grown, t
+  WITH grown[..$sel_cap] AS ents, t OR size(grown) > $sel_cap AS t
+  // @end-step
+  UNWIND CASE WHEN ents = [] THEN [null] ELSE ents END AS e
+  OPTIONAL MATCH (c:Chunk)-[:MENTIONS]->(e)
+  RETURN collect(DISTINCT c) AS s, t
+}
+// @end
+RETURN size(s) AS size, t AS truncated, [x IN s | x.id][..25] AS chunk_ids;

@@ -1,0 +1,12 @@
+// select_sizes — the size of every sub-expression in one round trip (what `guidedrag select`
+// prints as a tree, like EXPLAIN ANALYZE): the compiler returns size(s_i) and the truncation flag
+// t_i of each node instead of unwinding the result.
+// Columns: sizes, truncated (one element per node).
+:param sel_chunk_ids => ['c1', 'c2'];
+
+MATCH (c:Chunk) WHERE c.id IN $sel_chunk_ids
+WITH collect(c) AS s, false AS t
+// @fragment item
+RETURN [size(s)] AS sizes, [t] AS truncated
+// @end
+;

@@ -1,0 +1,13 @@
+// select_source — source(s): the chunks of every document whose source equals $sel_source.
+// Columns (Browser): size, truncated, chunk_ids.
+:param sel_source => 'wikipedia';
+
+// @fragment set
+CALL () {
+  MATCH (d:Document) WHERE d.source = $sel_source
+  MATCH (c:Chunk)-[:PART_OF]->(d)
+  WITH collect(DISTINCT c) AS s
+  RETURN s, false AS t
+}
+// @end
+RETURN size(s) AS size, t AS truncated, [x IN s | x.id][..25] AS chunk_ids;

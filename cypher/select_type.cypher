@@ -1,0 +1,14 @@
+// select_type — type(t): chunks that mention an entity whose type property equals $sel_type
+// (range index on the entity type).
+// Columns (Browser): size, truncated, chunk_ids.
+:param sel_type => 'PERSON';
+
+// @fragment set
+CALL () {
+  MATCH (e:Entity) WHERE e.type = $sel_type
+  MATCH (c:Chunk)-[:MENTIONS]->(e)
+  WITH collect(DISTINCT c) AS s
+  RETURN s, false AS t
+}
+// @end
+RETURN size(s) AS size, t AS truncated, [x IN s | x.id][..25] AS chunk_ids;

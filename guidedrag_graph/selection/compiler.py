@@ -1,0 +1,195 @@
+"""Compile a resolved selection expression into ONE parameterised Cypher fragment.
+
+Plan: every distinct leaf becomes a ``CALL () { ... }`` subquery (from its ``select_*`` template)
+that returns one row: the DISTINCT list of its chunks ``s<i>`` and whether a hop cap cut it
+``t<i>``. Each set operation is one ``WITH *, ... AS s<j>`` over two lists (``set_*``
+templates); the result is unwound so ``c`` is bound to each selected chunk exactly once
+(``select_finish``). Equal sub-expressions are compiled once. Intersections iterate the smaller
+list, decided at run time, so the most selective operand drives and the other only filters.
+
+Names are resolved before compiling (``resolver.py``); the compiler only sees entity ids, document
+ids and relation types that exist, and splices relation types only escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.selection import ast as A
+from guidedrag_graph.selection import templates as T
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What a leaf means in this database: ids, validated relation types, or nothing."""
+
+    ids: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    empty: bool = False
+
+
+@dataclass(frozen=True)
+class CompiledSelection:
+    """A Cypher fragment after which ``c`` is each selected chunk once; parameters ``sel_*``."""
+
+    cypher: str
+    params: dict[str, Any]
+    is_all: bool = False
+
+
+@dataclass
+class CompiledPlan:
+    """The fragment plus, per compiled node, its list/flag variable index (for sizes)."""
+
+    body: str
+    params: dict[str, Any]
+    result: int
+    nodes: dict[A.Expr, int] = field(default_factory=dict)
+    is_all: bool = False
+
+    def selection(self, schema: SchemaMapping) -> CompiledSelection:
+        if self.is_all:
+            return CompiledSelection(self.body, self.params, True)
+        finish = T.rename_vars(T.render(T.fragment("select_finish", "rows"), schema), self.names())
+        return CompiledSelection(self.body + finish.strip(), self.params, False)
+
+    def names(self, index: int | None = None) -> dict[str, str]:
+        i = self.result if index is None else index
+        return {"s": f"s{i}", "t": f"t{i}"}
+
+    def sizes_query(self, schema: SchemaMapping, order: list[A.Expr]) -> str:
+        """The fragment ending in ``RETURN sizes, truncated`` (one element per node in order)."""
+        item = T.render(T.fragment("select_sizes", "item"), schema).strip()
+        sizes = ", ".join(f"size(s{self.nodes[n]})" for n in order)
+        flags = ", ".join(f"t{self.nodes[n]}" for n in order)
+        item = item.replace("[size(s)]", f"[{sizes}]").replace("[t]", f"[{flags}]")
+        return self.body + item
+
+
+_LEAF_TEMPLATES: dict[type[A.Expr], str] = {
+    A.Entity: "select_entity",
+    A.Hop: "select_hop",
+    A.KHop: "select_khop",
+    A.Near: "select_near",
+    A.Type: "select_type",
+    A.Category: "select_category",
+    A.Document: "select_document",
+    A.Source: "select_source",
+    A.Date: "select_date",
+    A.Chunks: "select_chunks",
+}
+_SET_TEMPLATES: dict[type[A.Expr], str] = {
+    A.Union: "set_union",
+    A.Intersect: "set_intersect",
+    A.Difference: "set_difference",
+    A.SymDiff: "set_symdiff",
+}
+
+
+def compile_plan(
+    expr: A.Expr,
+    resolved: Mapping[A.Expr, Resolved],
+    schema: SchemaMapping,
+    *,
+    hop_cap: int,
+    force_sets: bool = False,
+) -> CompiledPlan:
+    """Compile ``expr``; ``resolved`` maps each name-bearing leaf to what it resolved to."""
+    if isinstance(expr, A.All) and not force_sets:
+        body = T.render(T.fragment("select_all", "alone"), schema).strip() + "\n"
+        return CompiledPlan(body, {}, 0, {}, is_all=True)
+    builder = _Builder(resolved, schema, hop_cap)
+    result = builder.node(expr)
+    return CompiledPlan("".join(builder.parts), builder.params, result, builder.index)
+
+
+class _Builder:
+    def __init__(
+        self, resolved: Mapping[A.Expr, Resolved], schema: SchemaMapping, hop_cap: int
+    ) -> None:
+        self.resolved = resolved
+        self.schema = schema
+        self.cap = hop_cap
+        self.parts: list[str] = []
+        self.params: dict[str, Any] = {}
+        self.index: dict[A.Expr, int] = {}
+
+    def node(self, expr: A.Expr) -> int:
+        if expr in self.index:  # equal sub-expressions are computed once
+            return self.index[expr]
+        if isinstance(expr, A.BinaryOp):
+            left = self.node(expr.left)
+            right = self.node(expr.right)
+            i = len(self.index)
+            text = T.render(T.fragment(_SET_TEMPLATES[type(expr)], "set"), self.schema)
+            text = T.rename_vars(
+                text,
+                {
+                    "lhs": f"s{left}",
+                    "rhs": f"s{right}",
+                    "tl": f"t{left}",
+                    "tr": f"t{right}",
+                    "s": f"s{i}",
+                    "t": f"t{i}",
+                },
+            )
+        else:
+            i = len(self.index)
+            text = self.leaf(expr, i)
+        self.index[expr] = i
+        self.parts.append(text.strip() + "\n")
+        return i
+
+    def leaf(self, expr: A.Expr, i: int) -> str:
+        res = self.resolved.get(expr, Resolved())
+        if res.empty:
+            text = T.render(T.fragment("select_none", "set"), self.schema)
+            return T.rename_vars(text, {"s": f"s{i}", "t": f"t{i}"})
+        if isinstance(expr, A.All):
+            text = T.render(T.fragment("select_all", "set"), self.schema)
+            return T.rename_vars(text, {"s": f"s{i}", "t": f"t{i}"})
+        raw = T.fragment(_LEAF_TEMPLATES[type(expr)], "set")
+        values: dict[str, Any] = {}
+        types_slot = ""
+        if isinstance(expr, (A.Hop, A.KHop, A.Near)):
+            depth = expr.k if isinstance(expr, A.KHop) else expr.depth
+            raw = T.expand_steps(raw, depth)
+            values["cap"] = self.cap
+        if isinstance(expr, (A.Entity, A.Hop, A.KHop, A.Near, A.Document)):
+            values["ids"] = list(res.ids)
+        if isinstance(expr, A.Hop):
+            values["types"] = list(res.types)
+            raw = _directed(raw, expr.direction)
+            if self.schema.relation_mode == "types":
+                types_slot = "|".join(self.schema.q(t) for t in res.types)
+            else:
+                types_slot = self.schema.q(self.schema.generic_relation_type)
+                raw = raw.replace("type(r)", "r.type")
+        elif isinstance(expr, A.Type):
+            values["type"] = expr.name
+        elif isinstance(expr, A.Category):
+            values["category"] = expr.name
+        elif isinstance(expr, A.Source):
+            values["source"] = expr.name
+        elif isinstance(expr, A.Date):
+            values["from"], values["to"] = expr.bounds()
+        elif isinstance(expr, A.Chunks):
+            values["ids"] = list(expr.ids)
+        text = T.render(raw, self.schema)
+        text = T.rename_params(text, str(i))
+        text = T.rename_vars(text, {"s": f"s{i}", "t": f"t{i}"})
+        for key, value in values.items():
+            self.params[f"sel_{i}_{key}"] = value
+        return text.replace(T.REL_TYPES_SLOT, types_slot)
+
+
+def _directed(text: str, direction: str) -> str:
+    """Point the hop's ``(x)-[r...]-(y`` pattern: both ways, out from x, or into x."""
+    if direction == "out":
+        return text.replace("(x)-[r:FOUGHT_IN]-(y", "(x)-[r:FOUGHT_IN]->(y")
+    if direction == "in":
+        return text.replace("(x)-[r:FOUGHT_IN]-(y", "(x)<-[r:FOUGHT_IN]-(y")
+    return text

@@ -1,0 +1,146 @@
+"""Name resolution against the database: entities, documents and relation types.
+
+Entity names resolve in tiers and the first tier that matches wins: exact name, id, ``name_key``
+(case/whitespace-insensitive), then alias (exact alias or alias key). Relation types must exist in
+the database (``db.relationshipTypes()`` and in use, or the type property's values in relation
+mode "property"); a free-text predicate also matches its UPPER_SNAKE form. Nothing user-supplied
+reaches query text: names are parameters, and only validated types are escaped into patterns.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from neo4j import Driver
+from neo4j.exceptions import ClientError
+
+from guidedrag_graph.db import read_query
+from guidedrag_graph.schema import SchemaMapping, name_key, relation_type_name
+from guidedrag_graph.selection import templates as T
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def lucene_phrase(text: str) -> str:
+    """``text`` as a Lucene phrase query: only ``"`` and ``\\`` are special inside quotes."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def lucene_fuzzy(text: str) -> str:
+    """Each word of ``text`` as a fuzzy term (``word~``), OR-ed: words only, nothing to escape."""
+    return " ".join(w.lower() + "~" for w in _WORD.findall(text)[:8])
+
+
+@dataclass
+class Resolver:
+    """Caches one database's answers for the life of a ``Selector``."""
+
+    driver: Driver
+    schema: SchemaMapping
+    database: str | None
+    fulltext_index: str = "entity_names"
+    _types: set[str] | None = field(default=None, repr=False)
+
+    def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return read_query(self.driver, query, params, database=self.database)
+
+    def entity_ids(self, name: str) -> list[str]:
+        """Ids of the entities ``name`` means (lowest matching tier), or [] if none."""
+        params: dict[str, Any] = {"sel_name": name, "sel_key": name_key(name)}
+        rows: list[dict[str, Any]] = []
+        if _WORD.search(name):
+            try:
+                rows = self._read(
+                    T.query("resolve_entity", "query", self.schema),
+                    {
+                        **params,
+                        "sel_index": self.fulltext_index,
+                        "sel_phrase": lucene_phrase(name),
+                    },
+                )
+            except ClientError:
+                rows = []  # no full-text index on this graph: the scan below answers
+        if not rows:
+            # Full-text indexes are eventually consistent and drop stop words; a miss is checked
+            # by a scan over entities (never chunks) so resolution stays exact.
+            rows = self._read(T.query("resolve_entity_scan", "query", self.schema), params)
+        return _lowest_tier(rows)
+
+    def document_ids(self, name: str) -> list[str]:
+        rows = self._read(T.query("resolve_document", "query", self.schema), {"sel_name": name})
+        return _lowest_tier(rows)
+
+    def suggestions(self, name: str, limit: int = 5) -> list[str]:
+        """Close entity names from the full-text index (fuzzy); [] when it cannot help."""
+        fuzzy = lucene_fuzzy(name)
+        if not fuzzy:
+            return []
+        try:
+            rows = self._read(
+                T.query("suggest_entities", "query", self.schema),
+                {"sel_index": self.fulltext_index, "sel_fuzzy": fuzzy, "sel_limit": limit},
+            )
+        except ClientError:
+            return []
+        out: list[str] = []
+        for row in rows:
+            if row["name"] is not None and row["name"] not in out:
+                out.append(str(row["name"]))
+        return out
+
+    def relation_types(self) -> set[str]:
+        """Relation types in use between entities (lexical-graph types excluded)."""
+        if self._types is not None:
+            return self._types
+        if self.schema.relation_mode == "types":
+            names = {
+                str(r["relationship_type"])
+                for r in self._read(T.query("relation_types", "types", self.schema), {})
+            } - set(self.schema.structural_relationship_types)
+            found = {t for t in names if self._in_use(t)}
+        else:
+            found = {
+                str(r["relationship_type"])
+                for r in self._read(T.query("relation_types", "property", self.schema), {})
+                if r["relationship_type"] is not None
+            }
+        self._types = found
+        return found
+
+    def _in_use(self, rel_type: str) -> bool:
+        query = T.query("relation_type_in_use", "query", self.schema)
+        rows = self._read(query.replace(T.REL_TYPES_SLOT, self.schema.q(rel_type)), {})
+        return bool(rows and rows[0]["in_use"])
+
+    def resolve_types(self, types: tuple[str, ...]) -> tuple[list[str], list[str]]:
+        """(known types, unknown names): the exact type, else its UPPER_SNAKE form."""
+        known = self.relation_types()
+        found: list[str] = []
+        unknown: list[str] = []
+        for t in types:
+            if t in known:
+                found.append(t)
+            elif relation_type_name(t) in known:
+                found.append(relation_type_name(t))
+            else:
+                unknown.append(t)
+        return sorted(set(found)), unknown
+
+    def close_types(self, name: str, limit: int = 5) -> list[str]:
+        """Known relation types sharing a word with ``name``: the suggestion for a typo."""
+        words = {w for w in relation_type_name(name).split("_") if w}
+        scored = sorted(
+            (-len(words & set(t.split("_"))), t)
+            for t in self.relation_types()
+            if words & set(t.split("_"))
+        )
+        return [t for _, t in scored[:limit]]
+
+
+def _lowest_tier(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return []
+    best = min(int(r["tier"]) for r in rows)
+    return sorted({str(r["id"]) for r in rows if int(r["tier"]) == best and r["id"] is not None})
