@@ -5,6 +5,7 @@ WITH i, $keys[i] AS key
 OPTIONAL MATCH (e:`Entity`) WHERE e.name_key = key
 WITH i, key, collect(e.name)[0] AS exact
 OPTIONAL MATCH (a:`Entity`) WHERE exact IS NULL AND key IN a.alias_keys
-WITH i, key, coalesce(exact, collect(a.name)[0]) AS name
+WITH i, key, exact, collect(a.name)[0] AS alias_of
+WITH i, key, coalesce(exact, alias_of) AS name
 RETURN i, key, name
 ORDER BY i
