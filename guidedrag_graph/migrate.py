@@ -97,9 +97,12 @@ def vector_index_config(settings: Settings, server: ServerInfo) -> dict[str, Any
         "vector.dimensions": settings.embedding_dimensions,
         "vector.similarity_function": "cosine",
     }
+    # Quantization is on by default (5.26: int8, 2026.08: binary). Measured here on 5.26 with
+    # 4-d vectors it reordered neighbours outright; exact ranks matter more than index memory.
     if server.supports_vector_quantization_option:
-        # 2026.08 defaults to binary quantization; exact ranks matter more than memory here.
         config["vector.quantization.type"] = "none"
+    elif server.version_tuple >= (5, 23, 0):
+        config["vector.quantization.enabled"] = False
     return config
 
 

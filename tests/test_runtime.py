@@ -1,0 +1,112 @@
+"""The managed local Neo4j: a real round trip, and clear errors for each way a start can fail."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+from neo4j import GraphDatabase
+
+from guidedrag_graph.config import DEFAULT_NEO4J_VERSION
+from guidedrag_graph.errors import Neo4jRuntimeError
+from guidedrag_graph.runtime import LocalNeo4j, find_java, install, server_line
+from tests.conftest import cache_dir, free_port
+
+
+def _processes_with(marker: str) -> list[int]:
+    """Pids whose command line contains ``marker`` (read from /proc, no external tools)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def _server(home: Path, **overrides: object) -> LocalNeo4j:
+    kwargs: dict[str, object] = {
+        "version": os.environ.get("GUIDEDRAG_TEST_NEO4J_VERSION", DEFAULT_NEO4J_VERSION),
+        "cache_dir": cache_dir(),
+        "bolt_port": free_port(),
+        "http_port": free_port(),
+        "password": "round-trip-pw",
+        "heap": "512m",
+        "pagecache": "64m",
+    }
+    kwargs.update(overrides)
+    return LocalNeo4j(home, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_start_status_stop_round_trip_leaves_no_process(tmp_path: Path) -> None:
+    server = _server(tmp_path / "home")
+    assert not server.status().running
+    took = server.start()
+    assert took > 0
+    status = server.status()
+    assert status.running and status.bolt_port == server.bolt_port
+    assert status.version == server.version
+    with GraphDatabase.driver(server.uri, auth=("neo4j", "round-trip-pw")) as driver:
+        assert driver.execute_query("RETURN 1 AS one").records[0]["one"] == 1
+        version = driver.execute_query(
+            "CALL dbms.components() YIELD versions RETURN versions[0] AS v"
+        ).records[0]["v"]
+    assert version == server.version
+    marker = f"--home-dir={tmp_path / 'home'}"
+    assert _processes_with(marker), "the server JVM should be visible while running"
+    assert server.stop() is True
+    assert not server.status().running
+    assert _processes_with(marker) == []
+    assert server.stop() is False  # stopping twice is harmless
+
+
+def test_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(1)
+        port = sock.getsockname()[1]
+        server = _server(tmp_path / "home", bolt_port=port)
+        with pytest.raises(Neo4jRuntimeError, match=f"port {port} .*already in use"):
+            server.start()
+    assert not server.status().running
+
+
+def test_missing_java_names_where_it_looked() -> None:
+    with pytest.raises(Neo4jRuntimeError, match=r"no Java 99 found .*GUIDEDRAG_JAVA99_HOME"):
+        find_java(99)
+
+
+def test_versions_map_to_their_java_line() -> None:
+    assert server_line("5.26.30").java_major == 17
+    assert server_line("2026.08.1").java_major == 25
+    with pytest.raises(Neo4jRuntimeError, match="withdrawn"):
+        server_line("2026.08.0")
+    with pytest.raises(Neo4jRuntimeError, match="unsupported Neo4j version"):
+        server_line("4.4.0")
+
+
+@pytest.mark.slow
+def test_failed_download_is_reported_with_its_log(tmp_path: Path) -> None:
+    with pytest.raises(Neo4jRuntimeError, match=r"downloading Neo4j 2026\.99\.0 .*install\.log"):
+        install("2026.99.0", tmp_path)
+    assert not (tmp_path / "2026.99.0" / "lib" / ".complete").exists()
+
+
+@pytest.mark.slow
+def test_server_that_dies_at_start_points_at_its_log(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    # Pretend the password was set before, so the JVM itself is what refuses the heap size.
+    (home / "data" / "databases" / "system").mkdir(parents=True)
+    server = _server(home, heap="7zz")
+    with pytest.raises(Neo4jRuntimeError, match=r"exited with code .*console\.log"):
+        server.start()
+    assert not server.status().running
+    assert "7zz" in server.log_file.read_text()
