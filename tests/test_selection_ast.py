@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from guidedrag_graph.errors import SelectionError, SelectionSyntaxError
 from guidedrag_graph.selection import (
     Difference,
-    Entity,
     Expr,
     Intersect,
     SymDiff,
@@ -56,7 +55,7 @@ def test_text_form_uses_minimal_parentheses() -> None:
 def test_primitives_and_arguments() -> None:
     assert parse("hop('x', 'R')") == hop("x", ["R"])
     assert parse("hop('x', ['R', 'S'], depth=2, direction='out')") == hop("x", ["R", "S"], 2, "out")
-    assert parse("hop(\"x\", types=['R'], direction=\"in\")") == hop("x", ["R"], direction="in")
+    assert parse('hop("x", types=[\'R\'], direction="in")') == hop("x", ["R"], direction="in")
     assert parse("khop('x')") == khop("x", 1)
     assert parse("near('x', 2)") == near("x", 2)
     assert parse("type('PERSON') | category('person')") == type_("PERSON") | category("person")

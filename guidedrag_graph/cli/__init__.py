@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from guidedrag_graph.cli import ask_cmd, eval_cmd, kb_cmd, neo4j_cmd, setup_cmd
+from guidedrag_graph.cli import ask_cmd, eval_cmd, kb_cmd, neo4j_cmd, select_cmd, setup_cmd
 from guidedrag_graph.errors import GuidedRAGError
 
 
@@ -28,6 +28,8 @@ cli.add_command(ask_cmd.demo)
 kb_cmd.kb.add_command(ask_cmd.embed_entities)
 cli.add_command(eval_cmd.eval_command)
 cli.add_command(eval_cmd.eval_report)
+cli.add_command(select_cmd.select)
+cli.add_command(select_cmd.cypher)
 
 
 def main() -> None:

@@ -263,9 +263,7 @@ class _Parser:
                     if self.accept("]"):
                         break
                     if not self.accept(","):
-                        raise self.error(
-                            f"expected ',' or ']' but found {self.describe(self.tok)}"
-                        )
+                        raise self.error(f"expected ',' or ']' but found {self.describe(self.tok)}")
                     if self.accept("]"):
                         break
             return items

@@ -23,11 +23,6 @@ from guidedrag_graph.selection import templates as T
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def lucene_phrase(text: str) -> str:
-    """``text`` as a Lucene phrase query: only ``"`` and ``\\`` are special inside quotes."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def lucene_fuzzy(text: str) -> str:
     """Each word of ``text`` as a fuzzy term (``word~``), OR-ed: words only, nothing to escape."""
     return " ".join(w.lower() + "~" for w in _WORD.findall(text)[:8])
@@ -49,23 +44,9 @@ class Resolver:
     def entity_ids(self, name: str) -> list[str]:
         """Ids of the entities ``name`` means (lowest matching tier), or [] if none."""
         params: dict[str, Any] = {"sel_name": name, "sel_key": name_key(name)}
-        rows: list[dict[str, Any]] = []
-        if _WORD.search(name):
-            try:
-                rows = self._read(
-                    T.query("resolve_entity", "query", self.schema),
-                    {
-                        **params,
-                        "sel_index": self.fulltext_index,
-                        "sel_phrase": lucene_phrase(name),
-                    },
-                )
-            except ClientError:
-                rows = []  # no full-text index on this graph: the scan below answers
+        rows = self._read(T.query("resolve_entity", "query", self.schema), params)
         if not rows:
-            # Full-text indexes are eventually consistent and drop stop words; a miss is checked
-            # by a scan over entities (never chunks) so resolution stays exact.
-            rows = self._read(T.query("resolve_entity_scan", "query", self.schema), params)
+            rows = self._read(T.query("resolve_entity_alias", "query", self.schema), params)
         return _lowest_tier(rows)
 
     def document_ids(self, name: str) -> list[str]:

@@ -1,0 +1,106 @@
+"""``guidedrag select`` and ``guidedrag cypher``: look at a selection before retrieving with it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from guidedrag_graph.cli.common import driver_for, echo_json, load_settings
+from guidedrag_graph.selection import Selector, parse
+from guidedrag_graph.selection.selector import PreparedSelection
+
+
+def cypher_literal(value: Any) -> str:
+    """A Cypher literal for a :param line (strings escaped; lists and maps recursively)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace("'", "\\'")
+        escaped = escaped.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+        return "'" + escaped + "'"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(cypher_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        items = ", ".join(f"`{k}`: {cypher_literal(v)}" for k, v in value.items())
+        return "{" + items + "}"
+    raise click.ClickException(f"cannot write {type(value).__name__} as a Cypher literal")
+
+
+def browser_script(prep: PreparedSelection, id_property: str) -> str:
+    """`:param` lines plus the query, ready to paste into Neo4j Browser."""
+    lines = [f"// selection: {prep.text}"]
+    if prep.empty is not None:
+        lines.append(f"// empty: {prep.empty.kind}: {prep.empty.message}")
+    for warning in prep.warnings:
+        lines.append(f"// note: {warning.message}")
+    for name, value in sorted(prep.compiled.params.items()):
+        lines.append(f":param {name} => {cypher_literal(value)};")
+    lines.append(prep.compiled.cypher.rstrip())
+    lines.append(f"RETURN c.{id_property} AS chunk_id, c AS chunk;")
+    return "\n".join(lines)
+
+
+@click.command("select")
+@click.argument("expression")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--max-ids", default=100, show_default=True, help="Chunk ids to print at most.")
+def select(expression: str, as_json: bool, max_ids: int) -> None:
+    """Size of every sub-expression (like EXPLAIN ANALYZE) and the selected chunk ids.
+
+    EXPRESSION is the selection DSL, e.g. "entity('Rome') & hop('Rome', ['FOUGHT_IN'])".
+    """
+    expr = parse(expression)
+    settings = load_settings()
+    with driver_for(settings) as driver:
+        selector = Selector(driver, settings)
+        prep = selector.prepare(expr)
+        tree = selector.sizes(expr)
+        ids = selector.chunk_ids(prep)
+        empty = prep.empty or (selector.explain_empty(expr) if not ids else None)
+    if as_json:
+        echo_json(
+            {
+                "selection": prep.text,
+                "size": len(ids),
+                "truncated": tree.truncated,
+                "tree": tree.to_json(),
+                "chunk_ids": ids,
+                "empty": empty.to_json() if empty else None,
+                "warnings": [w.to_json() for w in prep.warnings],
+            }
+        )
+        return
+    click.echo("   size  selection")
+    click.echo(tree.render())
+    for warning in prep.warnings:
+        click.echo(f"note: {warning.message}")
+    if empty is not None:
+        click.echo(f"empty ({empty.kind}): {empty.message}")
+        return
+    if tree.truncated:
+        click.echo(f"note: a hop hit the cap of {settings.hop_cap} entities; the set is partial")
+    shown = ids[:max_ids]
+    click.echo(
+        f"chunks ({len(ids)}): " + " ".join(shown) + (" ..." if len(ids) > len(shown) else "")
+    )
+
+
+@click.command("cypher")
+@click.argument("expression")
+def cypher(expression: str) -> None:
+    """Print the Cypher of a selection as a Neo4j Browser script (:param lines + query).
+
+    Names are resolved against the configured database first, so the script carries entity ids
+    and validated relation types.
+    """
+    expr = parse(expression)
+    settings = load_settings()
+    with driver_for(settings) as driver:
+        selector = Selector(driver, settings)
+        prep = selector.prepare(expr)
+    click.echo(browser_script(prep, selector.schema.q(selector.schema.chunk_id)))
