@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 from pathlib import Path
 
@@ -83,6 +84,12 @@ def write_outputs(run: EvalRun, out_dir: Path, *, plots: bool = True) -> list[Pa
     help="before each question set, DELETE every chunk, document and entity in the database "
     "and load that set's bundle (needed for --unanswerable unless that KB is loaded already)",
 )
+@click.option(
+    "--synthetic-paraphrases",
+    is_flag=True,
+    help="for turbulence, give questions without paraphrases two rule-based rewrites "
+    "(labelled synthetic in the report)",
+)
 @click.option("--no-plots", is_flag=True, help="skip the PNG plots")
 @click.option("--no-progress", is_flag=True, help="no progress bars")
 @click.option(
@@ -101,6 +108,7 @@ def eval_command(
     taggers: str,
     limit: int | None,
     reload: bool,
+    synthetic_paraphrases: bool,
     no_plots: bool,
     no_progress: bool,
     out_dir: Path,
@@ -115,7 +123,10 @@ def eval_command(
         tagger=tagger,
         accuracy_taggers=_names(taggers, TAGGERS, "tagger"),
         limit=limit,
+        synthetic_paraphrases=synthetic_paraphrases,
     )
+    # Server notifications (unknown labels in an empty KB, deprecations) would bury the progress.
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
     settings = load_settings()
     schema = schema_of(settings)
     bundle = read_bundle(bundle_dir)

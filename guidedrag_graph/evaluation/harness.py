@@ -37,6 +37,7 @@ from guidedrag_graph.evaluation.approaches import (
     plan_selection,
 )
 from guidedrag_graph.evaluation.metrics import all_gold_recall_at_k, hit_position
+from guidedrag_graph.evaluation.paraphrase import synthetic_paraphrases
 from guidedrag_graph.evaluation.records import EvalRun, Row, Tagging
 from guidedrag_graph.kb import Bundle, Question
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
@@ -63,6 +64,7 @@ class EvalOptions:
     accuracy_taggers: tuple[str, ...] = TAGGERS
     limit: int | None = None  # first N questions of each set (smoke runs)
     paraphrases: bool = True  # also run each question's paraphrases (turbulence)
+    synthetic_paraphrases: bool = False  # generate rule-based ones where a question has none
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -379,6 +381,15 @@ def run_evaluation(
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     approaches: list[Approach] = [approach_named(a) for a in opts.approaches]
     answerable = [q for q in bundle.questions if q.answerable][: opts.limit]
+    generated = 0
+    if opts.paraphrases and opts.synthetic_paraphrases:
+        with_synthetic: list[Question] = []
+        for q in answerable:
+            if not q.paraphrases:
+                q = q.model_copy(update={"paraphrases": synthetic_paraphrases(q.question)})
+                generated += 1
+            with_synthetic.append(q)
+        answerable = with_synthetic
     if not answerable:
         raise GuidedRAGError(
             "the bundle has no answerable questions (questions.jsonl); nothing to evaluate"
@@ -422,8 +433,10 @@ def run_evaluation(
         if opts.paraphrases
         else 0,
         # Generated paraphrases must be labelled so (manifest or per-question metadata flag).
+        "paraphrases_generated": generated,
         "paraphrases_synthetic": bool(
-            (bundle.manifest.model_extra or {}).get("paraphrases_synthetic")
+            generated
+            or (bundle.manifest.model_extra or {}).get("paraphrases_synthetic")
             or any(q.metadata.get("paraphrases_synthetic") for q in answerable)
         ),
         "corpus_chunks": main.corpus_chunks,

@@ -440,7 +440,9 @@ def render_markdown(run: EvalRun, summary: dict[str, Any]) -> str:
         synthetic = meta.get("paraphrases_synthetic")
         out.append(
             (
-                "**Paraphrases are synthetic** (generated, not from the data set). "
+                "**Paraphrases are synthetic**: rule-based rewrites made by the harness (a "
+                "polite wrapper and a keyword query), not from the data set, and milder than "
+                "ARLtR's expertise-level formulations, so T here is a lower bound. "
                 if synthetic
                 else ""
             )
