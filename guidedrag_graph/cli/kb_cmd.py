@@ -123,12 +123,37 @@ def datasets() -> None:
 @datasets.command()
 @click.argument("source", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--limit", type=int, default=None, help="keep the first N questions and their paragraphs"
+)
+@click.option(
+    "--embed", is_flag=True, help="precompute chunk embeddings with the configured embedder"
+)
+@click.option("--round", "round_digits", type=int, default=None, help="round embeddings (decimals)")
+@click.option("--named-only", is_flag=True, help="only questions whose text names their entity")
 @click.option("--json", "as_json", is_flag=True, help="print the conversion report as JSON")
-def musique(source: Path, out_dir: Path, as_json: bool) -> None:
-    """MuSiQue (HippoRAG subset + OpenIE) -> OUT_DIR/{answerable,unanswerable} bundles."""
+def musique(
+    source: Path,
+    out_dir: Path,
+    limit: int | None,
+    embed: bool,
+    round_digits: int | None,
+    named_only: bool,
+    as_json: bool,
+) -> None:
+    """MuSiQue (HippoRAG subset + OpenIE) -> OUT_DIR (bundle) and OUT_DIR/unanswerable."""
+    from guidedrag_graph.embeddings import embedder_for
     from guidedrag_graph.kb.musique import convert_musique
 
-    report = convert_musique(source, out_dir)
+    embedder = embedder_for(load_settings()) if embed else None
+    report = convert_musique(
+        source,
+        out_dir,
+        limit=limit,
+        embedder=embedder,
+        round_digits=round_digits,
+        named_only=named_only,
+    )
     if as_json:
         echo_json(report.to_dict())
         return

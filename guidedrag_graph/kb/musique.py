@@ -100,6 +100,12 @@ def _words(text: str) -> set[str]:
     return {w.lower()[:5] for w in _WORD.findall(text) if w.lower() not in _STOP}
 
 
+def _names_its_entity(question: dict[str, Any]) -> bool:
+    decomposition = question["question_decomposition"]
+    title = question["paragraphs"][decomposition[0]["paragraph_support_idx"]]["title"]
+    return name_key(title) in name_key(question["question"])
+
+
 def _load(source: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     questions_path = source / "musique_train.json"
     triples_path = source / "musique_openie_triples.json"
@@ -135,16 +141,20 @@ def convert_musique(
     round_digits: int | None = None,
     unanswerable_every: int = 5,
     max_removed_chunks: int = 12,
+    named_only: bool = False,
 ) -> ConversionReport:
     """Write ``out_dir`` (answerable bundle) and ``out_dir/unanswerable`` (second bundle).
 
     ``limit`` keeps the first N questions and only their paragraphs (the sample KB); ``embedder``
     precomputes chunk embeddings (rounded to ``round_digits`` decimals to keep files small).
+    ``named_only`` keeps only questions whose text names their entity (a friendlier demo set).
     """
     src, out = Path(source), Path(out_dir)
     questions, docs = _load(src)
     report = ConversionReport(out_dir=str(out))
     dropped: Counter[str] = Counter()
+    if named_only:
+        questions = [q for q in questions if _names_its_entity(q)]
     if limit is not None:
         questions = questions[:limit]
         wanted = {(p["title"], p["paragraph_text"]) for q in questions for p in q["paragraphs"]}
