@@ -44,10 +44,12 @@ def main() -> None:
             server = LocalNeo4j(Path(tmp), version=args.version, cache_dir=cache,
                                 bolt_port=_port(), http_port=_port(), heap="512m",
                                 pagecache="128m")
-            cold.append(server.start())
-            server.stop()
-            warm.append(server.start())
-            server.stop()
+            try:
+                cold.append(server.start())
+                server.stop()
+                warm.append(server.start())
+            finally:
+                server.stop()
     print(f"cold start: median {statistics.median(cold):.1f}s  runs {[round(x, 1) for x in cold]}")
     print(f"warm start: median {statistics.median(warm):.1f}s  runs {[round(x, 1) for x in warm]}")
     print(f"cold/warm ratio: {statistics.median(cold) / statistics.median(warm):.2f}")
