@@ -22,7 +22,6 @@ def kb_stats(driver: Driver, settings: Settings, schema: SchemaMapping) -> dict[
         return records[0][0] if records else None
 
     doc, chunk, ent = q(s.document_label), q(s.chunk_label), q(s.entity_label)
-    structural = sorted(s.structural_relationship_types)
     out: dict[str, Any] = {
         "schema_preset": s.preset,
         "relation_mode": s.relation_mode,
@@ -41,9 +40,8 @@ def kb_stats(driver: Driver, settings: Settings, schema: SchemaMapping) -> dict[
         rel = f"(:{ent})-[r]->(:{ent})"
         type_expr = "type(r)"
     records, _, _ = driver.execute_query(
-        f"MATCH {rel} WHERE NOT type(r) IN $structural "
-        f"RETURN {type_expr} AS type, count(*) AS n ORDER BY n DESC, type",
-        {"structural": structural},
+        # Entity-to-entity only: a predicate such as "part of" may share a structural type's name.
+        f"MATCH {rel} RETURN {type_expr} AS type, count(*) AS n ORDER BY n DESC, type",
         database_=database,
         routing_=RoutingControl.READ,
     )
