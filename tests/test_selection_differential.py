@@ -117,12 +117,12 @@ expressions = st.recursive(
 )
 
 VARIANTS: dict[str, tuple[SchemaMapping, int]] = {
-    "guidedrag-types": (PRESETS["guidedrag"], 140),
+    "guidedrag-types": (PRESETS["guidedrag"], 150),
     "guidedrag-property": (
         PRESETS["guidedrag"].model_copy(update={"relation_mode": "property"}),
         40,
     ),
-    "graphrag-types": (PRESETS["neo4j-graphrag"], 40),
+    "graphrag-types": (PRESETS["neo4j-graphrag"], 30),
 }
 
 

@@ -58,12 +58,12 @@ class SizeNode:
     truncated: bool = False
     children: list[SizeNode] = field(default_factory=list)
 
-    def render(self, indent: str = "") -> str:
-        """An indented tree: ``size  expression`` per line, ``(cap hit)`` where truncated."""
+    def render(self, depth: int = 0) -> str:
+        """A tree like EXPLAIN ANALYZE: ``size  expression`` per line, children indented."""
         flag = "  (hop cap hit: partial)" if self.truncated else ""
-        lines = [f"{indent}{self.size:>7}  {self.text}{flag}"]
+        lines = [f"{self.size:>7}  {'  ' * depth}{self.text}{flag}"]
         for child in self.children:
-            lines.append(child.render(indent + "  "))
+            lines.append(child.render(depth + 1))
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
