@@ -48,10 +48,16 @@ Steering = Literal["hard", "soft"]
 PATHS: tuple[str, ...] = ("exact", "index", "search_in")
 RANKERS: tuple[str, ...] = ("cosine", "mmr")
 
-# Largest selection for which exact cosine beats the index path, measured with
-# benchmarks/planner_bench.py (384-d, quantization none, 2 CPU cores); keyed by the index path
-# the planner would use instead. See the README's "Asking questions" section for the numbers.
-MEASURED_EXACT_MAX: dict[str, int] = {"search_in": 5_000, "index": 20_000}
+# Largest selection ranked exactly, keyed by the index path the planner would use instead.
+# Measured with benchmarks/planner_bench.py (384-d random unit vectors, quantization none, k=5,
+# a shared 2-core machine; results in benchmarks/results/):
+# - 2026.08.1, 30k chunks: exact 18-78 ms up to 1,000 chunks vs. filtered SEARCH 35-67 ms; at
+#   3,000 exact 229 ms vs. 68 ms. The crossover lies between 300 and 1,000; we keep exact up to
+#   1,000 because it is exact and within ~15 % there, while filtered SEARCH loses recall on
+#   large selections (0.97 at 10k, 0.54 at 30k on random vectors).
+# - 5.26.30, 10k chunks: exact 400 ms vs. index post-filter 476 ms at 1,000; 818 vs. 141 ms at
+#   3,000 (post-filter recall 0.69 there).
+MEASURED_EXACT_MAX: dict[str, int] = {"search_in": 1_000, "index": 1_000}
 
 # Post-filter path: first over-fetch factor over U, and the widest fetch before exact fallback.
 _POSTFILTER_FIRST = 10
