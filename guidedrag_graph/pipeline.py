@@ -1,6 +1,6 @@
 """GuidedRAG end to end: semantics → selection → ranking in Neo4j → prompt → LLM (paper §3).
 
->>> from guidedrag_graph import GuidedRAG
+>>> from guidedrag_graph.pipeline import GuidedRAG
 >>> from guidedrag_graph.semantics import Semantics
 >>> with GuidedRAG(Settings()) as rag:
 ...     semantics = Semantics(entities=("Ada Lovelace",))
