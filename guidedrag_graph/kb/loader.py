@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
-from neo4j import Driver
+from neo4j import Driver, NotificationMinimumSeverity, Record, Session
 from tqdm import tqdm
 
 from guidedrag_graph.config import Settings
@@ -184,10 +184,22 @@ class _Writer:
         self.database = database
         self.report = report
 
+    def session(self) -> Session:
+        # Loading into an empty database makes the server warn about property keys it has not
+        # seen yet ("c.text does not exist"): expected here, so those notifications are off.
+        return self.driver.session(
+            database=self.database, notifications_min_severity=NotificationMinimumSeverity.OFF
+        )
+
+    def read(self, query: str, params: dict[str, Any]) -> list[Record]:
+        with self.session() as session:
+            return list(session.execute_read(lambda tx: list(tx.run(query, params))))
+
     def write(self, query: str, rows: list[dict[str, Any]]) -> None:
         if not rows:
             return
-        summary = self.driver.execute_query(query, {"rows": rows}, database_=self.database).summary
+        with self.session() as session:
+            summary = session.execute_write(lambda tx: tx.run(query, {"rows": rows}).consume())
         counters = summary.counters
         self.report.nodes_created += counters.nodes_created
         self.report.relationships_created += counters.relationships_created
@@ -365,11 +377,7 @@ def _load_chunks(
             missing = [c for c in batch if c.id not in vectors]
             if missing:
                 # Resume: a chunk already in the database with the same text keeps its vector.
-                records, _, _ = driver.execute_query(
-                    queries.existing_chunks,
-                    {"ids": [c.id for c in missing]},
-                    database_=settings.neo4j_database,
-                )
+                records = writer.read(queries.existing_chunks, {"ids": [c.id for c in missing]})
                 stored = {r["id"]: (r["text"], r["embedding"]) for r in records}
                 todo: list[ChunkRow] = []
                 for chunk in missing:
