@@ -37,6 +37,7 @@ class Resolver:
     database: str | None
     fulltext_index: str = "entity_names"
     _types: set[str] | None = field(default=None, repr=False)
+    _in_use_cache: dict[str, bool] = field(default_factory=dict, repr=False)
 
     def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         return read_query(self.driver, query, params, database=self.database)
@@ -72,15 +73,15 @@ class Resolver:
         return out
 
     def relation_types(self) -> set[str]:
-        """Relation types in use between entities (lexical-graph types excluded)."""
+        """Names that may be relation types (mode "types": every relationship type token but the
+        lexical-graph ones; mode "property": the type property's values, all in use)."""
         if self._types is not None:
             return self._types
         if self.schema.relation_mode == "types":
-            names = {
+            found = {
                 str(r["relationship_type"])
                 for r in self._read(T.query("relation_types", "types", self.schema), {})
             } - set(self.schema.structural_relationship_types)
-            found = {t for t in names if self._in_use(t)}
         else:
             found = {
                 str(r["relationship_type"])
@@ -91,20 +92,24 @@ class Resolver:
         return found
 
     def _in_use(self, rel_type: str) -> bool:
-        query = T.query("relation_type_in_use", "query", self.schema)
-        rows = self._read(query.replace(T.REL_TYPES_SLOT, self.schema.q(rel_type)), {})
-        return bool(rows and rows[0]["in_use"])
+        """Whether relationships of this (token-validated) type exist: tokens outlive them."""
+        if self.schema.relation_mode != "types":
+            return True
+        if rel_type not in self._in_use_cache:
+            query = T.query("relation_type_in_use", "query", self.schema)
+            rows = self._read(query.replace(T.REL_TYPES_SLOT, self.schema.q(rel_type)), {})
+            self._in_use_cache[rel_type] = bool(rows and rows[0]["in_use"])
+        return self._in_use_cache[rel_type]
 
     def resolve_types(self, types: tuple[str, ...]) -> tuple[list[str], list[str]]:
-        """(known types, unknown names): the exact type, else its UPPER_SNAKE form."""
+        """(known types, unknown names): the exact type, else its UPPER_SNAKE form, in use."""
         known = self.relation_types()
         found: list[str] = []
         unknown: list[str] = []
         for t in types:
-            if t in known:
-                found.append(t)
-            elif relation_type_name(t) in known:
-                found.append(relation_type_name(t))
+            candidate = t if t in known else relation_type_name(t)
+            if candidate in known and self._in_use(candidate):
+                found.append(candidate)
             else:
                 unknown.append(t)
         return sorted(set(found)), unknown
