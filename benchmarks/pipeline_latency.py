@@ -3,7 +3,8 @@
 Runs ``GuidedRAG.ask`` with no LLM configured (so the stages are: selection preparation,
 question embedding, selection size, ranking in Neo4j, MMR, augmentation) for every answerable
 question, once as base RAG (every chunk) and once as GuidedRAG (the semantics' selection, hard
-steering), after one warm-up pass. Embeddings come from the on-disk cache after the first pass.
+steering), after one warm-up pass. Question embeddings come from the on-disk cache after the
+first pass unless ``--no-cache``.
 
     python benchmarks/pipeline_latency.py --bundle out/musique            # uses NEO4J_URI etc.
     python benchmarks/pipeline_latency.py --bundle out/musique --load     # load it first
@@ -19,6 +20,7 @@ from typing import Any
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import connect, server_info
+from guidedrag_graph.embeddings import embedder_for
 from guidedrag_graph.kb import load_bundle, read_questions
 from guidedrag_graph.pipeline import GuidedRAG, default_selection
 from guidedrag_graph.schema import schema_for
@@ -31,6 +33,9 @@ def main() -> None:
     parser.add_argument("-k", type=int, default=5)
     parser.add_argument("--limit", type=int, default=100, help="questions to time")
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--no-cache", action="store_true", help="embed every question afresh (no disk cache)"
+    )
     args = parser.parse_args()
 
     settings = Settings(openai_api_key=None, openai_base_url=None)
@@ -40,7 +45,8 @@ def main() -> None:
         if args.load:
             load_bundle(driver, settings, schema, args.bundle)
         questions = [q for q in read_questions(args.bundle) if q.answerable][: args.limit]
-        rag = GuidedRAG(settings, driver=driver, schema=schema)
+        embedder = embedder_for(settings, cache=not args.no_cache)
+        rag = GuidedRAG(settings, driver=driver, schema=schema, embedder=embedder)
         runs: dict[str, list[dict[str, float]]] = {"rag": [], "guidedrag": []}
         sizes: list[int] = []
         for warm in (True, False):
@@ -59,6 +65,7 @@ def main() -> None:
             "bundle": str(args.bundle),
             "questions": len(questions),
             "k": args.k,
+            "embedding_cache": not args.no_cache,
             "guided_selection_size_median": statistics.median(sizes) if sizes else None,
             "median_ms": {},
         }
