@@ -154,7 +154,9 @@ def _sample_is_loaded(driver: Driver, bundle: Bundle) -> bool:
         and record["entities"] == counts["entities"]
         and record["nodes"] == expected_nodes
         and record["rels"] == expected_rels
-        and vector_states == ["ONLINE"]
+        # every vector index online (chunks, and entity names since V0006)
+        and bool(vector_states)
+        and all(state == "ONLINE" for state in vector_states)
     )
 
 
