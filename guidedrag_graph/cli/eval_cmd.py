@@ -90,6 +90,12 @@ def write_outputs(run: EvalRun, out_dir: Path, *, plots: bool = True) -> list[Pa
     help="for turbulence, give questions without paraphrases two rule-based rewrites "
     "(labelled synthetic in the report)",
 )
+@click.option(
+    "--note",
+    "notes",
+    multiple=True,
+    help="a line for the report's 'where and why we differ' section (repeatable)",
+)
 @click.option("--no-plots", is_flag=True, help="skip the PNG plots")
 @click.option("--no-progress", is_flag=True, help="no progress bars")
 @click.option(
@@ -109,6 +115,7 @@ def eval_command(
     limit: int | None,
     reload: bool,
     synthetic_paraphrases: bool,
+    notes: tuple[str, ...],
     no_plots: bool,
     no_progress: bool,
     out_dir: Path,
@@ -157,6 +164,7 @@ def eval_command(
             progress=not no_progress,
         )
     run.meta["wall_s"] = round(time.perf_counter() - started, 3)
+    run.meta["notes"] = list(notes)
     written = write_outputs(run, out_dir, plots=plots)
     for warning in run.warnings:
         click.echo(f"warning: {warning}", err=True)

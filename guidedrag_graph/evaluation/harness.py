@@ -408,9 +408,12 @@ def run_evaluation(
     if unanswerable is not None:
         sets.append(("unanswerable", unanswerable, unanswered))
     results: dict[str, _SetRun] = {}
+    prepare_s: dict[str, float] = {}
     for set_name, set_bundle, questions in sets:
         if prepare is not None:
+            t0 = time.perf_counter()
             prepare(set_name, set_bundle)
+            prepare_s[set_name] = round(time.perf_counter() - t0, 3)
         results[set_name] = _run_set(
             settings, driver, set_name, questions, approaches, opts, progress, on_row
         )
@@ -452,6 +455,7 @@ def run_evaluation(
         "cpus": os.cpu_count(),
         "started_at": started_at,
         "query_embedding_s": round(sum(r.embed_s for r in results.values()), 3),
+        "prepare_s": prepare_s,  # (re)loading each set's KB, when the caller asked for it
         "duration_s": round(time.perf_counter() - started, 3),
     }
     return EvalRun(
