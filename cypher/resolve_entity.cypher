@@ -2,8 +2,8 @@
 // (case/whitespace-insensitive). Index seeks only; no chunk is touched. The Selector keeps the
 // lowest tier that matched, and asks resolve_entity_alias only when none did.
 // Columns: tier, id.
-:param sel_name => 'Rome';
-:param sel_key => 'rome';
+:param sel_name => 'Euro';
+:param sel_key => 'euro';
 
 // @fragment query
 MATCH (e:Entity) WHERE e.name = $sel_name RETURN 1 AS tier, e.id AS id

@@ -1,6 +1,6 @@
 // select_chunks — chunks(id, ...): a manual selection; ids that do not exist are ignored.
 // Columns (Browser): size, truncated, chunk_ids.
-:param sel_ids => ['c-1', 'c-2'];
+:param sel_ids => ['mq-4a8e99e887d2d891', 'mq-2bee6b4db0651074'];
 
 // @fragment set
 CALL () {

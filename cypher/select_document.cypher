@@ -1,7 +1,7 @@
 // select_document — document(d): the chunks of the given documents. The Selector resolves d to
 // document ids (by id, then by exact title) before this runs.
 // Columns (Browser): size, truncated, chunk_ids.
-:param sel_ids => ['doc-1'];
+:param sel_ids => ['wiki:Journal of Mathematical Physics'];
 
 // @fragment set
 CALL () {

@@ -2,7 +2,7 @@
 // resolves the name (exact name, id, name_key, alias) to entity ids first, so this is an index
 // seek on the entity id and one MENTIONS expansion: its cost follows the entity, not the corpus.
 // Columns (Browser): size, truncated, chunk_ids.
-:param sel_ids => ['rome'];
+:param sel_ids => ['euro'];
 
 // @fragment set
 CALL () {

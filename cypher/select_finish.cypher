@@ -2,7 +2,7 @@
 // to each selected chunk exactly once, which is what the ranking templates (retrieve_*.cypher)
 // expect between their `selection:begin` and `selection:end` markers.
 // Columns (Browser): id.
-:param sel_chunk_ids => ['c1', 'c2'];
+:param sel_chunk_ids => ['mq-4a8e99e887d2d891', 'mq-2bee6b4db0651074'];
 
 MATCH (c:Chunk) WHERE c.id IN $sel_chunk_ids
 WITH collect(c) AS s

@@ -6,8 +6,8 @@
 // escaped types into [r:...] (relation_mode "types") or the generic type plus a filter on the type
 // property (relation_mode "property"), and sets the arrow for direction "out"/"in".
 // Columns (Browser): size, truncated, chunk_ids.
-:param sel_ids => ['rome'];
-:param sel_types => ['FOUGHT_IN'];
+:param sel_ids => ['euro'];
+:param sel_types => ['IS_CURRENCY_OF'];
 :param sel_cap => 10000;
 
 // @fragment set
@@ -17,7 +17,7 @@ CALL () {
   WITH f, f AS v, [] AS reach, false AS t
   // @step
   UNWIND CASE WHEN f = [] THEN [null] ELSE f END AS x
-  OPTIONAL MATCH (x)-[r:FOUGHT_IN]-(y:Entity)
+  OPTIONAL MATCH (x)-[r:IS_CURRENCY_OF]-(y:Entity)
   WHERE type(r) IN $sel_types AND NOT y IN v
   WITH v, reach, t, collect(DISTINCT y) AS nxt
   WITH v + nxt[..$sel_cap] AS v, reach + nxt[..$sel_cap] AS reach,

@@ -3,7 +3,7 @@
 // Same breadth-first, DISTINCT, capped expansion as select_hop; the (y:Entity) end keeps the
 // lexical graph (MENTIONS, PART_OF) out without listing relation types.
 // Columns (Browser): size, truncated, chunk_ids.
-:param sel_ids => ['rome'];
+:param sel_ids => ['euro'];
 :param sel_cap => 10000;
 
 // @fragment set

@@ -3,7 +3,7 @@
 // of them (capped at $sel_cap entities; t reports the cap); the result is every chunk mentioning
 // an entity of the final set, so near(x) contains entity(x). The step repeats `depth` times.
 // Columns (Browser): size, truncated, chunk_ids.
-:param sel_ids => ['rome'];
+:param sel_ids => ['euro'];
 :param sel_cap => 10000;
 
 // @fragment set

@@ -2,7 +2,7 @@
 // prints as a tree, like EXPLAIN ANALYZE): the compiler returns size(s_i) and the truncation flag
 // t_i of each node instead of unwinding the result.
 // Columns: sizes, truncated (one element per node).
-:param sel_chunk_ids => ['c1', 'c2'];
+:param sel_chunk_ids => ['mq-4a8e99e887d2d891', 'mq-2bee6b4db0651074'];
 
 MATCH (c:Chunk) WHERE c.id IN $sel_chunk_ids
 WITH collect(c) AS s, false AS t

@@ -2,7 +2,7 @@
 // (each word followed by ~) over entity names and aliases, best first.
 // Columns: name, score.
 :param sel_index => 'entity_names';
-:param sel_fuzzy => 'rome~';
+:param sel_fuzzy => 'eur~';
 :param sel_limit => 5;
 
 // @fragment query

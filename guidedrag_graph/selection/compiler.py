@@ -189,7 +189,7 @@ class _Builder:
 def _directed(text: str, direction: str) -> str:
     """Point the hop's ``(x)-[r...]-(y`` pattern: both ways, out from x, or into x."""
     if direction == "out":
-        return text.replace("(x)-[r:FOUGHT_IN]-(y", "(x)-[r:FOUGHT_IN]->(y")
+        return text.replace("(x)-[r:IS_CURRENCY_OF]-(y", "(x)-[r:IS_CURRENCY_OF]->(y")
     if direction == "in":
-        return text.replace("(x)-[r:FOUGHT_IN]-(y", "(x)<-[r:FOUGHT_IN]-(y")
+        return text.replace("(x)-[r:IS_CURRENCY_OF]-(y", "(x)<-[r:IS_CURRENCY_OF]-(y")
     return text

@@ -11,7 +11,8 @@ configured ``SchemaMapping``, always backtick-escaped:
   ``(c:Chunk)-[:PART_OF]->(d:Document)``;
 - properties by variable: ``c.*`` chunk, ``d.*`` document, ``e.* e2.* x.* y.*`` entity, ``r.*``
   relation; a property the mapping does not know is an error, so a template cannot drift;
-- ``FOUGHT_IN`` in ``[r:FOUGHT_IN]`` is the example relation type; the compiler replaces it with
+- ``IS_CURRENCY_OF`` in ``[r:IS_CURRENCY_OF]`` is the example relation type (it exists in the
+  sample KB, so the file answers in Browser); the compiler replaces it with
   validated, escaped types as the very last step, so no later rewrite can touch them.
 
 No value ever enters the text: values are ``$sel_*`` parameters.
@@ -79,7 +80,7 @@ _MENTIONS = re.compile(r"\((\w+)(:Chunk)?\)-\[:MENTIONS\]->\((\w+)(:Entity)?\)")
 _PART_OF = re.compile(r"\((\w+)(:Chunk)?\)-\[:PART_OF\]->\((\w+)(:Document)?\)")
 _LABEL = re.compile(r":(Chunk|Entity|Document|RELATED_TO)\b")
 _PROPERTY = re.compile(r"(?<![\w.$`])(c|d|e|e2|x|y|r)\.([A-Za-z_]\w*)")
-_EXAMPLE_TYPE = re.compile(r"\[(r?):FOUGHT_IN\]")
+_EXAMPLE_TYPE = re.compile(r"\[(r?):IS_CURRENCY_OF\]")
 
 
 @cache
