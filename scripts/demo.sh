@@ -40,6 +40,7 @@ if [ -z "${NEO4J_URI:-}" ]; then
     VERSION=5.26.30
   fi
   export GUIDEDRAG_NEO4J_VERSION=$VERSION
+  export NEO4J_URI="bolt://127.0.0.1:${GUIDEDRAG_NEO4J_BOLT_PORT:-7687}"
   step "Neo4j $VERSION (managed local server, jars from Maven Central)"
   guidedrag neo4j install
   if guidedrag neo4j status >/dev/null 2>&1; then
