@@ -292,7 +292,8 @@ def _run_set(
     if not needs_tags:
         tagger_names = [n for n in tagger_names if n != opts.tagger or set_name == "answerable"]
     names_embedded = 0
-    if any(n in ("embedding", "hybrid") for n in tagger_names):
+    # hybrid without an LLM is skipped by _tag_all, so only a runnable tagger may cost this.
+    if "embedding" in tagger_names or ("hybrid" in tagger_names and settings.llm_configured):
         # The embedding tagger searches a vector index over entity names; fill what is missing.
         names_embedded = embed_entity_names(driver, settings, embedder=rag.embedder)
     tags, taggings, tagger_errors = _tag_all(settings, driver, questions, tagger_names, progress)
