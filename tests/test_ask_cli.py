@@ -87,3 +87,14 @@ def test_ask_with_llm_and_auto_semantics(tiny_kb: Driver, env: dict[str, str]) -
         assert "answer: Deterministic test answer" in result.output
         assert "cites ada-1 -> Ada Lovelace" in result.output
         assert len(server.requests) == 1
+        as_json = CliRunner().invoke(
+            cli,
+            ["ask", "Where was Ada Lovelace born?", "--entity", "Ada Lovelace", "--json"],
+            env={**env, "OPENAI_BASE_URL": server.base_url},
+        )
+        assert as_json.exit_code == 0, as_json.output
+        data = json.loads(as_json.output)
+        assert data["llm_called"] and not data["abstained"]
+        assert [c["chunk_id"] for c in data["citations"]] == ["ada-1", "ada-2"]
+        assert data["usage"]["total_tokens"] > 0
+        assert "[ada-1]" in data["prompt"] and data["retrieval"]["selection_size"] == 2

@@ -190,3 +190,17 @@ def test_ranking_runs_in_read_transactions(
         read_query(driver, "CREATE (:Probe)", {}, database=settings.neo4j_database)
     info: Any = server_info(driver)
     assert info.version
+
+
+def test_soft_steering_with_mmr_keeps_members_and_diversifies(
+    random_kb: tuple[Driver, dict[str, np.ndarray], np.ndarray], settings: Settings
+) -> None:
+    driver, vectors, query = random_kb
+    members = tuple(sorted(vectors)[:10])
+    fill = settings.model_copy(update={"soft_boost": 2.0})
+    ranking = Retriever(driver, fill).rank(
+        query, ChunkIdSelection(members), k=5, ranker="mmr", steering="soft", fetch_k=12
+    )
+    assert ranking.ranker == "mmr" and ranking.steering == "soft"
+    assert len({c.id for c in ranking.chunks}) == 5
+    assert all(c.in_selection and c.id in members for c in ranking.chunks)  # β > 1: members
