@@ -111,6 +111,24 @@ def _empty_text(result: RetrievalResult) -> str | None:
     return f"{result.empty.kind}: {result.empty.term}"
 
 
+def _gold_in_selection(
+    selector: Selector, settings: Settings, expr: Expr, gold_ids: Sequence[str]
+) -> bool:
+    """Whether any answer chunk belongs to the selection (one read query, after retrieval)."""
+    prep = selector.prepare(expr)
+    if prep.empty is not None or not gold_ids:
+        return False
+    schema = schema_for(settings.schema_preset)
+    rows = read_query(
+        selector.driver,
+        prep.compiled.cypher
+        + f"\nWITH c WHERE c.{schema.q(schema.chunk_id)} IN $eval_gold_ids RETURN count(c) AS n",
+        {**prep.compiled.params, "eval_gold_ids": list(gold_ids)},
+        database=settings.neo4j_database,
+    )
+    return bool(rows and int(rows[0]["n"]) > 0)
+
+
 def _retrieve_row(
     rag: GuidedRAG,
     *,
@@ -139,6 +157,13 @@ def _retrieve_row(
     if result.empty is not None:
         size = 0
     answerable = set_name == "answerable"
+    gold_inside: bool | None = None
+    if answerable and not plan.is_all:
+        gold_inside = _gold_in_selection(
+            rag.selector, rag.settings, plan.expr, question.gold_chunk_ids
+        )
+    elif answerable:
+        gold_inside = bool(question.gold_chunk_ids)
     return Row(
         set=set_name,
         question_id=question.id,
@@ -164,6 +189,7 @@ def _retrieve_row(
         latency_s=round(latency, 6),
         timings={name: round(float(v), 6) for name, v in (result.timings or {}).items()},
         note=plan.note,
+        gold_in_selection=gold_inside,
     )
 
 

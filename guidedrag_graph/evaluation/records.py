@@ -38,6 +38,9 @@ class Row:
     latency_s: float
     timings: dict[str, float] = field(default_factory=dict)
     note: str | None = None
+    # Is the answer chunk inside the selection at all? (None: not measured, e.g. U.) Separates
+    # "the selection missed it" from "ranking inside the selection missed it".
+    gold_in_selection: bool | None = None
 
 
 @dataclass
