@@ -213,18 +213,6 @@ def embed_entities(batch_size: int) -> None:
     click.echo(f"embedded {done} entity names")
 
 
-def _sample_kb_dir() -> Path:
-    """The bundled sample KB, found next to the installed package.
-
-    ``kb.sample_kb_dir()`` goes through ``importlib.resources.files``, which fails under a
-    setuptools editable install when the package is reached through the editable finder (the
-    console script's case); the package's own ``__file__`` works for both kinds of install.
-    """
-    import guidedrag_graph.kb as kb
-
-    return Path(kb.__file__).resolve().parent.parent / "data" / "sample_kb"
-
-
 def _gold_rank(result: RetrievalResult, gold: Sequence[str]) -> str:
     ids = [c.id for c in result.chunks]
     for rank, cid in enumerate(ids, 1):
@@ -249,11 +237,11 @@ def demo(count: int, bundle: Path | None, k: int, limit: int | None) -> None:
     and a soft boost over the named entity's co-mention neighbourhood, ``entity(x) | near(x)``.
     The detail is shown for the first questions, the tally for all of them.
     """
-    from guidedrag_graph.kb import read_questions
+    from guidedrag_graph.kb import read_questions, sample_kb_dir
     from guidedrag_graph.pipeline import GuidedRAG, default_selection
     from guidedrag_graph.selection import entity, near
 
-    path = (bundle or _sample_kb_dir()) / "questions.jsonl"
+    path = (bundle or sample_kb_dir()) / "questions.jsonl"
     if not path.exists():
         raise ConfigurationError(f"{path} does not exist: pass --bundle with a questions.jsonl")
     questions = [q for q in read_questions(path.parent) if q.answerable and q.semantics.entities]

