@@ -19,7 +19,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query
 from guidedrag_graph.query_templates import render
 from guidedrag_graph.retrieval import RankedChunk
-from guidedrag_graph.schema import SchemaMapping, name_key, schema_for
+from guidedrag_graph.schema import SchemaMapping, name_key, schema_from_settings
 from guidedrag_graph.semantics import Semantics
 
 SYSTEM_PROMPT = (
@@ -177,7 +177,7 @@ class Augmenter:
     ) -> None:
         self.driver = driver
         self.settings = settings
-        self.schema = schema or schema_for(settings.schema_preset)
+        self.schema = schema or schema_from_settings(settings)
         self.max_triplets = max_triplets
         self.max_entities = max_entities
 

@@ -72,6 +72,11 @@ class Settings(BaseSettings):
 
     # --- Knowledge-base schema ---
     schema_preset: Literal["guidedrag", "neo4j-graphrag"] = "guidedrag"
+    relation_mode: Literal["types", "property"] | None = Field(
+        None,
+        description="entity relations as relationship types or as a property of one generic "
+        "type; None keeps the preset's choice",
+    )
     vector_index_name: str = "chunk_embedding"
     entity_fulltext_index_name: str = "entity_names"
 

@@ -32,7 +32,7 @@ from guidedrag_graph.retrieval import (
     RankedChunk,
     Retriever,
 )
-from guidedrag_graph.schema import SchemaMapping, schema_for
+from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 from guidedrag_graph.selection import EmptySelection, Expr, Selector, parse
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering import SteeringDecision, SteeringPolicy
@@ -153,7 +153,7 @@ class GuidedRAG:
         self.settings = settings or Settings()
         self._owns_driver = driver is None
         self.driver = driver if driver is not None else connect(self.settings)
-        self.schema = schema or schema_for(self.settings.schema_preset)
+        self.schema = schema or schema_from_settings(self.settings)
         self._embedder = embedder
         self.policy = policy or SteeringPolicy.default()
         self.retriever = Retriever(self.driver, self.settings, self.schema)

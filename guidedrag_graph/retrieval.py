@@ -38,7 +38,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.db import ServerInfo, read_query, server_info
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.query_templates import render
-from guidedrag_graph.schema import SchemaMapping, schema_for
+from guidedrag_graph.schema import SchemaMapping, schema_for, schema_from_settings
 
 log = logging.getLogger(__name__)
 
@@ -223,7 +223,7 @@ class Retriever:
     ) -> None:
         self.driver = driver
         self.settings = settings
-        self.schema = schema or schema_for(settings.schema_preset)
+        self.schema = schema or schema_from_settings(settings)
         self._server: ServerInfo | None = None
 
     @property

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from guidedrag_graph.config import Settings
 from guidedrag_graph.db import escape_identifier
 
 
@@ -98,6 +99,14 @@ PRESETS: dict[str, SchemaMapping] = {
         document_source="path",
     ),
 }
+
+
+def schema_from_settings(settings: Settings) -> SchemaMapping:
+    """The mapping a run uses: the settings' preset, with their relation mode applied."""
+    schema = schema_for(settings.schema_preset)
+    if settings.relation_mode is not None and settings.relation_mode != schema.relation_mode:
+        schema = schema.model_copy(update={"relation_mode": settings.relation_mode})
+    return schema
 
 
 def schema_for(preset: str) -> SchemaMapping:

@@ -26,7 +26,7 @@ from guidedrag_graph.db import read_query
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError, GenerationError
 from guidedrag_graph.query_templates import render
-from guidedrag_graph.schema import SchemaMapping, name_key, schema_for
+from guidedrag_graph.schema import SchemaMapping, name_key, schema_from_settings
 
 TAGGERS: tuple[str, ...] = ("embedding", "fulltext", "hybrid", "llm")
 
@@ -59,7 +59,7 @@ class FulltextTagger:
     ) -> None:
         self.driver = driver
         self.settings = settings
-        self.schema = schema or schema_for(settings.schema_preset)
+        self.schema = schema or schema_from_settings(settings)
 
     def tag(self, question: str) -> list[str]:
         text = _LUCENE_SPECIAL.sub(" ", question).lower().strip()
@@ -111,7 +111,7 @@ class EmbeddingTagger:
     ) -> None:
         self.driver = driver
         self.settings = settings
-        self.schema = schema or schema_for(settings.schema_preset)
+        self.schema = schema or schema_from_settings(settings)
         self._embedder = embedder
         self.limit = limit
 
@@ -171,7 +171,7 @@ class LLMTagger:
 
         self.driver = driver
         self.settings = settings
-        self.schema = schema or schema_for(settings.schema_preset)
+        self.schema = schema or schema_from_settings(settings)
         self.generator = Generator(settings, client)
 
     def raw_tags(self, question: str) -> list[str]:
@@ -279,7 +279,7 @@ def embed_entity_names(
     Names are embedded as passages (the side the index holds); idempotent and resumable: each
     batch is committed, and a rerun picks up what is still missing.
     """
-    schema = schema or schema_for(settings.schema_preset)
+    schema = schema or schema_from_settings(settings)
     embedder = embedder or embedder_for(settings)
     read = render("entity_name_embeddings", schema)
     write = render("entity_name_embeddings_write", schema)

@@ -46,3 +46,17 @@ def test_config_command_masks_secrets(monkeypatch: pytest.MonkeyPatch, tmp_path:
     assert "sk-verysecretkey42" not in result.output
     assert "****42" in result.output
     assert "neo4j_uri" in result.output
+
+
+def test_relation_mode_setting_reaches_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    from guidedrag_graph.schema import schema_from_settings
+
+    monkeypatch.setenv("GUIDEDRAG_SCHEMA_PRESET", "neo4j-graphrag")
+    monkeypatch.delenv("GUIDEDRAG_RELATION_MODE", raising=False)
+    preset_default = schema_from_settings(Settings(_env_file=None))  # type: ignore[call-arg]
+    assert preset_default.relation_mode == "types"
+    assert preset_default.entity_label == "__Entity__"
+    monkeypatch.setenv("GUIDEDRAG_RELATION_MODE", "property")
+    schema = schema_from_settings(Settings(_env_file=None))  # type: ignore[call-arg]
+    assert schema.relation_mode == "property"
+    assert schema.entity_label == "__Entity__"  # the rest of the preset is kept

@@ -12,7 +12,7 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import connect
-from guidedrag_graph.schema import SchemaMapping, schema_for
+from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 
 
 def load_settings() -> Settings:
@@ -20,7 +20,7 @@ def load_settings() -> Settings:
 
 
 def schema_of(settings: Settings) -> SchemaMapping:
-    return schema_for(settings.schema_preset)
+    return schema_from_settings(settings)
 
 
 @contextmanager

@@ -8,9 +8,17 @@ from typing import Literal
 import click
 
 from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
+from guidedrag_graph.config import Settings
 from guidedrag_graph.kb.loader import DEFAULT_BATCH_SIZE, load_bundle
 from guidedrag_graph.kb.stats import kb_stats
-from guidedrag_graph.schema import schema_for
+
+
+def _with_overrides(
+    settings: Settings, preset: str | None, relation_mode: str | None
+) -> Settings:
+    """Command-line --preset/--relation-mode win over the environment for this command."""
+    update = {k: v for k, v in (("schema_preset", preset), ("relation_mode", relation_mode)) if v}
+    return settings.model_copy(update=update) if update else settings
 
 
 @click.command()
@@ -25,9 +33,9 @@ from guidedrag_graph.schema import schema_for
 @click.option(
     "--relation-mode",
     type=click.Choice(["types", "property"]),
-    default="types",
-    show_default=True,
-    help="relations as relationship types, or as a property of one generic type",
+    default=None,
+    help="relations as relationship types, or as a property of one generic type "
+    "(default: GUIDEDRAG_RELATION_MODE, else the preset's)",
 )
 @click.option("--no-migrate", is_flag=True, help="do not apply pending migrations first")
 @click.option("--no-progress", is_flag=True, help="no progress bars")
@@ -36,15 +44,14 @@ def load(
     bundle_dir: Path,
     batch_size: int,
     preset: str | None,
-    relation_mode: Literal["types", "property"],
+    relation_mode: Literal["types", "property"] | None,
     no_migrate: bool,
     no_progress: bool,
     as_json: bool,
 ) -> None:
     """Load a KB bundle (idempotent; rerun after a crash to finish the job)."""
-    settings = load_settings()
-    schema = schema_for(preset) if preset else schema_of(settings)
-    schema = schema.model_copy(update={"relation_mode": relation_mode})
+    settings = _with_overrides(load_settings(), preset, relation_mode)
+    schema = schema_of(settings)
     with driver_for(settings) as driver:
         report = load_bundle(
             driver,
@@ -81,13 +88,12 @@ def kb() -> None:
 @click.option(
     "--preset", type=click.Choice(["guidedrag", "neo4j-graphrag"]), default=None, help="schema"
 )
-@click.option("--relation-mode", type=click.Choice(["types", "property"]), default="types")
+@click.option("--relation-mode", type=click.Choice(["types", "property"]), default=None)
 @click.option("--json", "as_json", is_flag=True, help="print as JSON")
-def stats(preset: str | None, relation_mode: str, as_json: bool) -> None:
+def stats(preset: str | None, relation_mode: str | None, as_json: bool) -> None:
     """Documents, chunks, entities, relations, relation types, missing embeddings, indexes."""
-    settings = load_settings()
-    schema = schema_for(preset) if preset else schema_of(settings)
-    schema = schema.model_copy(update={"relation_mode": relation_mode})
+    settings = _with_overrides(load_settings(), preset, relation_mode)
+    schema = schema_of(settings)
     with driver_for(settings) as driver:
         data = kb_stats(driver, settings, schema)
     if as_json:

@@ -16,7 +16,7 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query
-from guidedrag_graph.schema import SchemaMapping, schema_for
+from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 from guidedrag_graph.selection import ast as A
 from guidedrag_graph.selection.compiler import CompiledSelection, Resolved, compile_plan
 from guidedrag_graph.selection.parser import parse
@@ -103,7 +103,7 @@ class Selector:
     ) -> None:
         self.driver = driver
         self.settings = settings
-        self.schema = schema or schema_for(settings.schema_preset)
+        self.schema = schema or schema_from_settings(settings)
         self.database = settings.neo4j_database
         self.resolver = Resolver(
             driver, self.schema, self.database, settings.entity_fulltext_index_name
