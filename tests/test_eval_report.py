@@ -40,7 +40,6 @@ def _row(
         empty=empty,
         ranked=ranked if ranked is not None else [f"c{i}" for i in range(len(cosines))],
         cosines=cosines,
-        scores=[(1 + c) / 2 for c in cosines],
         in_selection=[True] * len(cosines),
         hit_position=hit,
         all_gold_recall=None if hit is None else (1.0 if hit <= 2 else 0.0),

@@ -178,7 +178,6 @@ def _retrieve_row(
         empty=_empty_text(result),
         ranked=ranked,
         cosines=_round(c.cosine for c in result.chunks),
-        scores=_round(c.score for c in result.chunks),
         in_selection=[bool(c.in_selection) for c in result.chunks],
         hit_position=hit_position(ranked, question.gold_chunk_ids, k) if answerable else None,
         all_gold_recall=(

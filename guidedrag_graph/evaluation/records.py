@@ -30,8 +30,7 @@ class Row:
     selection_size: int | None  # chunks in the selection (the corpus size for all())
     empty: str | None  # why the pipeline abstained: "<kind>: <term>"
     ranked: list[str]
-    cosines: list[float]
-    scores: list[float]  # Neo4j's (1 + cos) / 2
+    cosines: list[float]  # raw cosine; Neo4j's score is (1 + cos) / 2, so it is not stored
     in_selection: list[bool]
     hit_position: int | None  # answerable only; k + 1 = miss
     all_gold_recall: float | None
@@ -75,8 +74,25 @@ class EvalRun:
         }
 
     def write_json(self, path: Path) -> None:
+        """Valid JSON with one row per line: small enough to commit, readable in a diff."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_json(), ensure_ascii=False, indent=1) + "\n", "utf-8")
+        data = self.to_json()
+
+        def compact(value: Any) -> str:
+            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+        head = {k: v for k, v in data.items() if k not in ("rows", "taggings")}
+        lines = ["{"]
+        lines += [f"{compact(k)}:{compact(v)}," for k, v in head.items()]
+        for key in ("rows", "taggings"):
+            items = data[key]
+            lines.append(f"{compact(key)}:[")
+            lines += [
+                compact(item) + ("," if i < len(items) - 1 else "") for i, item in enumerate(items)
+            ]
+            lines.append("]," if key == "rows" else "]")
+        lines.append("}")
+        path.write_text("\n".join(lines) + "\n", "utf-8")
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> EvalRun:
@@ -84,7 +100,7 @@ class EvalRun:
             raise ValueError(f"not a {RESULTS_FORMAT} results file (format={data.get('format')!r})")
         return EvalRun(
             meta=data["meta"],
-            rows=[Row(**r) for r in data["rows"]],
+            rows=[Row(**{k: v for k, v in r.items() if k != "scores"}) for r in data["rows"]],
             taggings=[Tagging(**t) for t in data["taggings"]],
             tagger_errors=dict(data.get("tagger_errors", {})),
             warnings=list(data.get("warnings", [])),
