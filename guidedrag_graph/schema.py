@@ -47,6 +47,7 @@ class SchemaMapping(BaseModel):
     entity_description: str = "description"
     entity_aliases: str = "aliases"
     entity_alias_keys: str = "alias_keys"
+    entity_name_embedding: str = "name_embedding"
 
     # (chunk)-[part_of]->(document)
     part_of_type: str = "PART_OF"

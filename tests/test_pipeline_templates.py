@@ -78,5 +78,5 @@ def test_rename_maps_the_default_schema_onto_neo4j_graphrag() -> None:
     out = rename(cypher_template("retrieve_exact"), schema)
     assert "[:`FROM_DOCUMENT`]" in out and "`PART_OF`" not in out
     assert rename("RETURN e.name, c.position, vector.similarity.cosine(x, y)", schema) == (
-        "RETURN e.name, c.`index`, vector.similarity.cosine(x, y)"
+        "RETURN e.`name`, c.`index`, vector.similarity.cosine(x, y)"
     )

@@ -39,6 +39,9 @@ _VARIABLE_KIND = {
     "e2": "entity",
     "x": "entity",
     "y": "entity",
+    "h": "entity",
+    "t": "entity",
+    "a": "entity",
     "r": "relation",
 }
 _PROPERTIES: dict[str, dict[str, str]] = {
@@ -62,6 +65,7 @@ _PROPERTIES: dict[str, dict[str, str]] = {
         "description": "entity_description",
         "aliases": "entity_aliases",
         "alias_keys": "entity_alias_keys",
+        "name_embedding": "entity_name_embedding",
     },
     "relation": {
         "type": "relation_type_property",
@@ -76,10 +80,15 @@ _LABELS = {
     "RELATED_TO": "generic_relation_type",
 }
 
-_MENTIONS = re.compile(r"\((\w+)(:Chunk)?\)-\[:MENTIONS\]->\((\w+)(:Entity)?\)")
-_PART_OF = re.compile(r"\((\w+)(:Chunk)?\)-\[:PART_OF\]->\((\w+)(:Document)?\)")
-_LABEL = re.compile(r":(Chunk|Entity|Document|RELATED_TO)\b")
-_PROPERTY = re.compile(r"(?<![\w.$`])(c|d|e|e2|x|y|r)\.([A-Za-z_]\w*)")
+# Names may be written bare (selection fragments) or backticked (whole query templates).
+_MENTIONS = re.compile(
+    r"\((\w+)(:`?Chunk`?)?\)-\[:`?MENTIONS`?\]->\((\w+)(:`?Entity`?)?\)"
+)
+_PART_OF = re.compile(
+    r"\((\w+)(:`?Chunk`?)?\)-\[:`?PART_OF`?\]->\((\w+)(:`?Document`?)?\)"
+)
+_LABEL = re.compile(r":`?(Chunk|Entity|Document|RELATED_TO)\b`?")
+_PROPERTY = re.compile(r"(?<![\w.$`])(c|d|e|e2|x|y|h|t|a|r)\.([A-Za-z_]\w*)")
 _EXAMPLE_TYPE = re.compile(r"\[(r?):IS_CURRENCY_OF\]")
 
 
