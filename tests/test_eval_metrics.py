@@ -119,6 +119,17 @@ def test_turbulence_formula() -> None:
     assert turbulence(partly, k=5) == pytest.approx(0.2)
 
 
+def test_turbulence_with_short_selections() -> None:
+    # selections of one chunk: the same chunk every time is 0, a different one each time is 1
+    assert turbulence([["a"], ["a"], ["a"]], k=5) == 0.0
+    assert turbulence([["a"], ["b"], ["c"]], k=5) == 1.0
+    # N = 2 + 2 + 1 = 5, m = 2, D_c = 3: (3 - 2) / (5 - 2)
+    assert turbulence([["a", "b"], ["a", "c"], ["a"]], k=5) == pytest.approx(1 / 3)
+    assert turbulence([[], []], k=5) == 0.0
+    # never below 0, never above 1
+    assert 0.0 <= turbulence([["a", "b"], ["b"]], k=5) <= 1.0
+
+
 def test_turbulence_needs_two_formulations() -> None:
     with pytest.raises(ValueError, match="two formulations"):
         turbulence([["a"]], k=5)

@@ -164,15 +164,24 @@ def turbulence(ranked_lists: Sequence[Sequence[str]], k: int) -> float:
     """Figure 6 / Eq. 1: T = (D_c − k) / (P·k − k) over P formulations of one question.
 
     ``D_c`` is the number of distinct chunks among the formulations' top ``k``. T is 0 when every
-    formulation retrieves the same chunks and 1 when no chunk repeats. Lists shorter than ``k``
-    (small selections) can push T below 0; that is reported, not hidden.
+    formulation retrieves the same chunks and 1 when no chunk repeats. A guided selection may
+    hold fewer than ``k`` chunks, and the paper's formula then goes negative, so we use its
+    natural generalisation T = (D_c − m) / (N − m), with N the chunks retrieved in all and m the
+    longest list: identical to Eq. 1 whenever every formulation returns ``k`` chunks, and still
+    0 for "always the same chunks" and 1 for "never the same" when they return fewer. With at
+    most one chunk per formulation and none differing, T is 0.
     """
     _check_k(k)
     p = len(ranked_lists)
     if p < 2:
         raise ValueError("turbulence needs at least two formulations of the question")
-    distinct = {chunk_id for ranked in ranked_lists for chunk_id in ranked[:k]}
-    return (len(distinct) - k) / (p * k - k)
+    tops = [list(ranked[:k]) for ranked in ranked_lists]
+    distinct = len({chunk_id for top in tops for chunk_id in top})
+    longest = max(len(top) for top in tops)
+    total = sum(len(top) for top in tops)
+    if total == longest:  # one formulation returned everything, the others nothing (or all empty)
+        return 0.0
+    return (distinct - longest) / (total - longest)
 
 
 @dataclass(frozen=True)
