@@ -466,8 +466,9 @@ def render_markdown(run: EvalRun, summary: dict[str, Any]) -> str:
             + "T = (D_c − k)/(P·k − k) over each question's formulations (the question and its "
             "paraphrases), generalised to (D_c − m)/(N − m) (N chunks retrieved in all, m the "
             "longest list) so that selections holding fewer than k chunks stay within 0..1; "
-            "the two agree whenever every formulation returns k chunks. Questions with "
-            f"paraphrases: {meta['paraphrased_questions']}.\n"
+            "the two agree whenever every formulation returns k chunks. A selection of one or "
+            "two chunks has little room to change, so read a low T beside the search-space "
+            f"table. Questions with paraphrases: {meta['paraphrased_questions']}.\n"
         )
         out.append(
             _table(
