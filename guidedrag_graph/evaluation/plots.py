@@ -120,7 +120,7 @@ def write_plots(summary: dict[str, Any], approaches: list[str], out_dir: Path) -
     curves = summary["precision_curves"]
     with_unanswerable = [a for a in approaches if "unanswerable" in curves.get(a, {})]
     if with_unanswerable:
-        fig, ax = plt.subplots(figsize=(7, 4.5))
+        fig, ax = plt.subplots(figsize=(9.5, 4.5))
         for a in with_unanswerable:
             (line,) = ax.plot(*zip(*curves[a]["unanswerable"], strict=True), label=f"{a} (unans.)")
             ax.plot(
@@ -136,7 +136,7 @@ def write_plots(summary: dict[str, Any], approaches: list[str], out_dir: Path) -
         ax.set_ylabel("share of top-k chunks at or above")
         ax.set_ylim(0, 1.05)
         ax.set_title("Chunks retained at a similarity threshold")
-        ax.legend(fontsize=7, ncol=2)
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
         save(fig, "unanswerable_precision.png")
 
     # Latency.
