@@ -79,6 +79,7 @@ def test_every_approach_ran_on_every_question(smoke_run: EvalRun) -> None:
     # base RAG ranks over U: always k chunks, selection = the whole corpus
     assert all(len(r.ranked) == OPTIONS.k for r in rag)
     assert all(r.selection == "all()" for r in rag)
+    assert all(r.path == "exact" for r in rag)  # the paper's exact cosine, not the ANN index
     assert all(r.selection_size == smoke_run.meta["corpus_chunks"] for r in rag)
     # the guided selections are smaller than U wherever they ran a real selection
     guided = [r for r in answerable if r.approach == "rag*" and r.cell != "U"]

@@ -79,6 +79,14 @@ def write_outputs(run: EvalRun, out_dir: Path, *, plots: bool = True) -> list[Pa
 )
 @click.option("--limit", type=click.IntRange(1), default=None, help="first N questions per set")
 @click.option(
+    "--path",
+    "rank_path",
+    type=click.Choice(["exact", "auto", "index", "search_in"]),
+    default="exact",
+    show_default=True,
+    help="ranking path: exact cosine everywhere (the paper), or auto (the planner's choice)",
+)
+@click.option(
     "--reload",
     is_flag=True,
     help="before each question set, DELETE every chunk, document and entity in the database "
@@ -113,6 +121,7 @@ def eval_command(
     tagger: str,
     taggers: str,
     limit: int | None,
+    rank_path: str,
     reload: bool,
     synthetic_paraphrases: bool,
     notes: tuple[str, ...],
@@ -131,6 +140,7 @@ def eval_command(
         accuracy_taggers=_names(taggers, TAGGERS, "tagger"),
         limit=limit,
         synthetic_paraphrases=synthetic_paraphrases,
+        path=None if rank_path == "auto" else rank_path,
     )
     # Server notifications (unknown labels in an empty KB, deprecations) would bury the progress.
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)

@@ -65,6 +65,9 @@ class EvalOptions:
     limit: int | None = None  # first N questions of each set (smoke runs)
     paraphrases: bool = True  # also run each question's paraphrases (turbulence)
     synthetic_paraphrases: bool = False  # generate rule-based ones where a question has none
+    # The paper ranks every approach by exact cosine (§4.2); None lets the planner choose (the
+    # approximate vector index over U).
+    path: str | None = "exact"
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -139,6 +142,7 @@ def _retrieve_row(
     plan: Plan,
     k: int,
     total_chunks: int,
+    path: str | None = None,
 ) -> Row:
     start = time.perf_counter()
     result = rag.retrieve(
@@ -148,6 +152,7 @@ def _retrieve_row(
         k=k,
         ranker="cosine",  # the paper ranks every approach by cosine (§4.2)
         steering=plan.steering,
+        path=path,
     )
     latency = time.perf_counter() - start
     ranked = [c.id for c in result.chunks]
@@ -189,6 +194,7 @@ def _retrieve_row(
         timings={name: round(float(v), 6) for name, v in (result.timings or {}).items()},
         note=plan.note,
         gold_in_selection=gold_inside,
+        path=result.path,
     )
 
 
@@ -372,6 +378,7 @@ def _run_set(
                     plan=plan,
                     k=opts.k,
                     total_chunks=total_chunks,
+                    path=opts.path,
                 )
                 rows.append(row)
                 if on_row is not None:
@@ -456,6 +463,7 @@ def run_evaluation(
         "approaches": list(opts.approaches),
         "approach_descriptions": {a: APPROACHES[a].description for a in opts.approaches},
         "tagger": opts.tagger,
+        "path": opts.path,
         "questions": len(answerable),
         "unanswerable_questions": len(unanswered),
         "paraphrased_questions": sum(1 for q in answerable if q.paraphrases)

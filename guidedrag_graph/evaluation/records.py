@@ -40,6 +40,7 @@ class Row:
     # Is the answer chunk inside the selection at all? (None: not measured, e.g. U.) Separates
     # "the selection missed it" from "ranking inside the selection missed it".
     gold_in_selection: bool | None = None
+    path: str | None = None  # physical ranking path: exact / index / search_in (None: abstained)
 
 
 @dataclass

@@ -286,8 +286,13 @@ def render_markdown(run: EvalRun, summary: dict[str, Any]) -> str:
     out.append(_table(["configuration", "RAG", "RAG*", "GraphRAG", "GraphRAG*"], rows))
     out.append(
         "\nRAG* and GraphRAG* (the GuidedRAG variants) take the entities and relation types from "
-        "the question's stated semantics; GraphRAG takes them from the entity tagger. Every "
-        "approach ranks by exact cosine inside its selection (§4.2).\n"
+        "the question's stated semantics; GraphRAG takes them from the entity tagger. "
+        + (
+            "Every approach ranks by exact cosine inside its selection, as in the paper (§4.2).\n"
+            if meta.get("path") == "exact"
+            else "Ranking paths were chosen by the planner (the approximate vector index over U, "
+            "exact cosine inside small selections); the paper uses exact cosine (§4.2).\n"
+        )
     )
     extras = [a for a in approaches if not APPROACHES[a].from_paper]
     if extras:
