@@ -198,10 +198,16 @@ def eval_command(
     default=None,
     help="folder to write into (default: the results file's folder)",
 )
+@click.option(
+    "--note", "notes", multiple=True, help="add a line to the report's differences section"
+)
 @click.option("--no-plots", is_flag=True, help="skip the PNG plots")
-def eval_report(results: Path, out_dir: Path | None, no_plots: bool) -> None:
+def eval_report(
+    results: Path, out_dir: Path | None, notes: tuple[str, ...], no_plots: bool
+) -> None:
     """Rebuild report.md, summary.json and the plots from a results.json (no database needed)."""
     run = EvalRun.read_json(results)
+    run.meta["notes"] = [*run.meta.get("notes", []), *notes]
     target = out_dir or results.parent
     written = write_outputs(run, target, plots=not no_plots and matplotlib_available())
     click.echo(f"wrote {len(written)} files to {target}")
