@@ -41,7 +41,7 @@ from guidedrag_graph.evaluation.paraphrase import synthetic_paraphrases
 from guidedrag_graph.evaluation.records import EvalRun, Row, Tagging
 from guidedrag_graph.kb import Bundle, Question
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
-from guidedrag_graph.schema import schema_for
+from guidedrag_graph.schema import schema_from_settings
 from guidedrag_graph.selection import Expr, Selector, entity
 from guidedrag_graph.tagging import embed_entity_names, tagger_for
 
@@ -99,7 +99,7 @@ class _Sizer:
 
 def corpus_size(driver: Driver, settings: Settings) -> int:
     """Number of chunks in the KB: the search space of base RAG (U)."""
-    schema = schema_for(settings.schema_preset)
+    schema = schema_from_settings(settings)
     rows = read_query(
         driver,
         f"MATCH (c:{schema.q(schema.chunk_label)}) RETURN count(c) AS n",
@@ -121,7 +121,7 @@ def _gold_in_selection(
     prep = selector.prepare(expr)
     if prep.empty is not None or not gold_ids:
         return False
-    schema = schema_for(settings.schema_preset)
+    schema = schema_from_settings(settings)
     rows = read_query(
         selector.driver,
         prep.compiled.cypher
@@ -262,7 +262,7 @@ def clear_kb(driver: Driver, settings: Settings) -> int:
     Used only when the caller asked for it (``guidedrag eval --reload``): the precision experiment
     needs the unanswerable KB, which lacks some entities, in place of the full one.
     """
-    schema = schema_for(settings.schema_preset)
+    schema = schema_from_settings(settings)
     deleted = 0
     for label in (schema.chunk_label, schema.document_label, schema.entity_label):
         while True:
