@@ -157,3 +157,18 @@ def test_approach_named() -> None:
     assert APPROACHES["graphrag*"].from_paper and not APPROACHES["graphrag*-soft"].from_paper
     with pytest.raises(ValueError, match="graphrag\\*"):
         approach_named("hybridrag")
+
+
+def test_neighbourhood_variants_widen_every_cell_by_near() -> None:
+    from guidedrag_graph.selection import near
+
+    plan = plan_selection(APPROACHES["graphrag*-near"], C1E)
+    assert plan.cell == "E1∪N" and plan.steering == "hard"
+    assert plan.expr == entity("Rome") | near("Rome")
+    rel = plan_selection(APPROACHES["graphrag*-near-soft"], C1R)
+    assert rel.cell == "E1∩A_rel∪N" and rel.steering == "soft"
+    assert rel.expr == (entity("Rome") & hop("Rome", ["FOUGHT_IN"])) | near("Rome")
+    two = plan_selection(APPROACHES["graphrag*-near"], C2E)
+    assert two.expr == (entity("Rome") & entity("Carthage")) | near("Rome") | near("Carthage")
+    assert plan_selection(APPROACHES["graphrag*-near"], Semantics()).cell == "U"
+    assert not APPROACHES["graphrag*-near"].from_paper

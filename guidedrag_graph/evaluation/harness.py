@@ -50,6 +50,8 @@ DEFAULT_APPROACHES: tuple[str, ...] = (
     "rag*-relaxed",
     "graphrag*-relaxed",
     "graphrag*-soft",
+    "graphrag*-near",
+    "graphrag*-near-soft",
 )
 TAGGERS: tuple[str, ...] = ("embedding", "fulltext", "hybrid", "llm")
 

@@ -601,7 +601,7 @@ def _differences(run: EvalRun, summary: dict[str, Any], paper: Sequence[str]) ->
             f"- **Outcome.** GraphRAG* as written scores {_pct(g)} relevant@{summary['k']}, "
             f"{direction} base RAG's {_pct(r)} (paper: 76.6% vs 59.7%)."
         )
-    extras = [a for a in ("rag*-relaxed", "graphrag*-relaxed", "graphrag*-soft") if a in hits]
+    extras = [a for a in hits if a in APPROACHES and not APPROACHES[a].from_paper]
     if extras:
         parts = []
         for a in extras:
