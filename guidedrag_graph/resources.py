@@ -7,25 +7,27 @@ Browser; the wheel carries them as the data packages ``guidedrag_graph._cypher``
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
-_REPO_ROOT = Path(__file__).resolve().parent.parent
+_PACKAGE = Path(__file__).resolve().parent
+_REPO_ROOT = _PACKAGE.parent
 
 
-def _folder(top: str, package: str) -> Path:
+def _folder(top: str, installed: str) -> Path:
+    # Plain paths, not importlib.resources: the data packages have no __init__.py, so files()
+    # hands back a MultiplexedPath that pathlib cannot open (seen with an installed wheel).
     local = _REPO_ROOT / top
     if local.is_dir():
         return local
-    return Path(str(resources.files(package)))
+    return _PACKAGE / installed
 
 
 def cypher_dir() -> Path:
-    return _folder("cypher", "guidedrag_graph._cypher")
+    return _folder("cypher", "_cypher")
 
 
 def migrations_dir() -> Path:
-    return _folder("migrations", "guidedrag_graph._migrations")
+    return _folder("migrations", "_migrations")
 
 
 @cache
