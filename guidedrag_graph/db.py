@@ -80,12 +80,13 @@ class ServerInfo:
 
     @property
     def supports_vector_quantization_option(self) -> bool:
+        """``vector.quantization.type`` ('none' | 'scalar' | 'binary'), 2026.06+."""
         return self.version_tuple >= (2026, 6, 0)
 
     @property
-    def supports_indexed_properties(self) -> bool:
-        """``CREATE VECTOR INDEX ... WITH [c.prop]`` (2026.01+)."""
-        return self.version_tuple >= (2026, 1, 0)
+    def supports_vector_quantization_enabled(self) -> bool:
+        """The older boolean ``vector.quantization.enabled`` (5.23 up to 2026.05)."""
+        return (5, 23, 0) <= self.version_tuple < (2026, 6, 0)
 
     @property
     def cypher_prefix(self) -> str:

@@ -101,7 +101,7 @@ def vector_index_config(settings: Settings, server: ServerInfo) -> dict[str, Any
     # 4-d vectors it reordered neighbours outright; exact ranks matter more than index memory.
     if server.supports_vector_quantization_option:
         config["vector.quantization.type"] = "none"
-    elif server.version_tuple >= (5, 23, 0):
+    elif server.supports_vector_quantization_enabled:
         config["vector.quantization.enabled"] = False
     return config
 
@@ -116,7 +116,12 @@ def _applied(driver: Driver, database: str) -> dict[int, dict[str, Any]]:
 
 
 def status(driver: Driver, settings: Settings, folder: Path | None = None) -> list[MigrationState]:
-    server = server_info(driver, settings.neo4j_database)
+    return _states(driver, settings, server_info(driver, settings.neo4j_database), folder)
+
+
+def _states(
+    driver: Driver, settings: Settings, server: ServerInfo, folder: Path | None
+) -> list[MigrationState]:
     applied = _applied(driver, settings.neo4j_database)
     out: list[MigrationState] = []
     for migration in discover(folder):
@@ -144,7 +149,7 @@ def migrate(
     """Apply pending migrations in order; returns those applied (empty on a rerun)."""
     database = settings.neo4j_database
     server = server_info(driver, database)
-    states = status(driver, settings, folder)
+    states = _states(driver, settings, server, folder)
     modified = [s.migration.path.name for s in states if s.state == "modified"]
     if modified:
         raise MigrationError(
