@@ -9,19 +9,11 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 step() { printf '\n== %s\n' "$*"; }
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 
 step "system tools (Java for Neo4j, Maven to fetch its jars)"
-missing=()
-command -v mvn >/dev/null 2>&1 || missing+=(maven)
-command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
-if ((${#missing[@]})); then
-  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
-  else
-    echo "please install: ${missing[*]} (Java 17 for Neo4j 5.26, Java 25 for 2026.x; Maven)"
-    exit 1
-  fi
-fi
+ensure_system_tools
 
 step "Python environment (.venv) and the project"
 PY=${PYTHON:-python3}
@@ -34,11 +26,7 @@ pip install -q -e .
 
 started_here=0
 if [ -z "${NEO4J_URI:-}" ]; then
-  VERSION=${GUIDEDRAG_NEO4J_VERSION:-2026.08.1}
-  if ! python -c "from guidedrag_graph.runtime import find_java, server_line; find_java(server_line('$VERSION').java_major)" 2>/dev/null; then
-    echo "no Java for Neo4j $VERSION here; using the LTS line 5.26.30 (Java 17)"
-    VERSION=5.26.30
-  fi
+  VERSION=$(neo4j_version_for_this_machine)
   export GUIDEDRAG_NEO4J_VERSION=$VERSION
   export NEO4J_URI="bolt://127.0.0.1:${GUIDEDRAG_NEO4J_BOLT_PORT:-7687}"
   step "Neo4j $VERSION (managed local server, jars from Maven Central)"
