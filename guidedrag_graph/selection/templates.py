@@ -1,6 +1,6 @@
 """Fragments of the ``cypher/`` files, rewritten for a schema mapping: the compiler's only Cypher.
 
-Convention (documented in README "Selections"): a template file runs as-is in Neo4j Browser with
+Convention (documented in docs/selections.md): a template file runs as-is in Neo4j Browser with
 its ``:param`` lines; the compiler takes only the text between ``// @fragment <name>`` and
 ``// @end``. Inside a fragment, ``// @step`` ... ``// @end-step`` marks the part repeated once per
 hop. The files are written for the default schema preset, and ``render`` maps its names to the
