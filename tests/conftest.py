@@ -38,6 +38,14 @@ def cache_dir() -> Path:
     )
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that reaches the server (through any fixture) ``neo4j``, so
+    ``pytest -m "not neo4j"`` is a fast loop that never starts one, and no module can forget it."""
+    for item in items:
+        if "neo4j_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.neo4j)
+
+
 @pytest.fixture(scope="session")
 def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
     """(uri, password, version) of the real server every database test talks to."""

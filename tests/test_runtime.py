@@ -46,6 +46,7 @@ def _server(home: Path, **overrides: object) -> LocalNeo4j:
 
 
 @pytest.mark.slow
+@pytest.mark.neo4j
 def test_start_status_stop_round_trip_leaves_no_process(tmp_path: Path) -> None:
     server = _server(tmp_path / "home")
     assert not server.status().running
@@ -101,6 +102,7 @@ def test_failed_download_is_reported_with_its_log(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.neo4j
 def test_server_that_dies_at_start_points_at_its_log(tmp_path: Path) -> None:
     home = tmp_path / "home"
     # Pretend the password was set before, so the JVM itself is what refuses the heap size.
