@@ -122,6 +122,7 @@ _BOOST_LISTS = "[s0, s1]"
 
 _LEAF_TEMPLATES: dict[type[A.Expr], str] = {
     A.Entity: "select_entity",
+    A.Entities: "select_entity",
     A.Hop: "select_hop",
     A.KHop: "select_khop",
     A.Near: "select_near",
@@ -152,7 +153,7 @@ def compile_plan(
     if isinstance(expr, A.All) and not force_sets:
         body = T.render(T.fragment("select_all", "alone"), schema).strip() + "\n"
         return CompiledPlan(body, {}, 0, {}, is_all=True)
-    builder = _Builder(resolved, schema, hop_cap)
+    builder = _Builder(resolved, schema, hop_cap, merge=not force_sets)
     if isinstance(expr, A.Boost):
         return _compile_boost(expr, builder, force_sets=force_sets)
     result = builder.node(expr)
@@ -179,9 +180,15 @@ def _compile_boost(expr: A.Boost, builder: _Builder, *, force_sets: bool) -> Com
 
 class _Builder:
     def __init__(
-        self, resolved: Mapping[A.Expr, Resolved], schema: SchemaMapping, hop_cap: int
+        self,
+        resolved: Mapping[A.Expr, Resolved],
+        schema: SchemaMapping,
+        hop_cap: int,
+        *,
+        merge: bool = True,
     ) -> None:
         self.resolved = resolved
+        self.merge = merge
         self.schema = schema
         self.cap = hop_cap
         self.parts: list[str] = []
@@ -189,33 +196,74 @@ class _Builder:
         self.index: dict[A.Expr, int] = {}
 
     def node(self, expr: A.Expr) -> int:
-        if expr in self.index:  # equal sub-expressions are computed once
-            return self.index[expr]
-        if isinstance(expr, A.BinaryOp):
-            left = self.node(expr.left)
-            right = self.node(expr.right)
+        """Compile ``expr`` and everything below it (post-order, explicit stack); its index."""
+        stack: list[tuple[A.Expr, bool]] = [(expr, False)]
+        while stack:
+            node, ready = stack.pop()
+            if node in self.index:  # equal sub-expressions are computed once
+                continue
+            group = self.entity_group(node)
             i = len(self.index)
-            text = T.render(T.fragment(_SET_TEMPLATES[type(expr)], "set"), self.schema)
-            text = T.rename_vars(
-                text,
-                {
-                    "lhs": f"s{left}",
-                    "rhs": f"s{right}",
-                    "tl": f"t{left}",
-                    "tr": f"t{right}",
-                    "s": f"s{i}",
-                    "t": f"t{i}",
-                },
-            )
-        else:
-            i = len(self.index)
-            text = self.leaf(expr, i)
-        self.index[expr] = i
-        self.parts.append(text.strip() + "\n")
-        return i
+            if group is not None:
+                text = self.leaf(A.Entities(("",)), i, self.merged(group))
+            elif isinstance(node, A.BinaryOp):
+                if not ready:
+                    stack.append((node, True))
+                    stack.extend((k, False) for k in (node.right, node.left))
+                    continue
+                text = self.binary(node, i)
+            else:
+                text = self.leaf(node, i)
+            self.parts.append(text.strip() + "\n")
+            self.index[node] = i
+        return self.index[expr]
 
-    def leaf(self, expr: A.Expr, i: int) -> str:
-        res = self.resolved.get(expr, Resolved())
+    def binary(self, expr: A.BinaryOp, i: int) -> str:
+        left, right = self.index[expr.left], self.index[expr.right]
+        text = T.render(T.fragment(_SET_TEMPLATES[type(expr)], "set"), self.schema)
+        return T.rename_vars(
+            text,
+            {
+                "lhs": f"s{left}",
+                "rhs": f"s{right}",
+                "tl": f"t{left}",
+                "tr": f"t{right}",
+                "s": f"s{i}",
+                "t": f"t{i}",
+            },
+        )
+
+    def entity_group(self, expr: A.Expr) -> tuple[A.Expr, ...] | None:
+        """The names of a union made only of entity terms (a | b | entity([c, d]) ...), which
+        compiles to ONE subquery over all their ids (issue 10, D1); None otherwise. Sizes mode
+        keeps every node (it reports each one)."""
+        if not self.merge or not isinstance(expr, A.Union):
+            return None
+        leaves: list[A.Expr] = []
+        stack: list[A.Expr] = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, A.Union):
+                stack.extend((node.right, node.left))
+            elif isinstance(node, (A.Entity, A.Entities)):
+                leaves.append(node)
+            else:
+                return None
+        return tuple(leaves)
+
+    def merged(self, leaves: tuple[A.Expr, ...]) -> Resolved:
+        """What the group's leaves resolved to, together (ids in first-seen order)."""
+        ids: dict[str, None] = {}
+        for leaf in leaves:
+            res = self.resolved.get(leaf, Resolved())
+            if not res.empty:
+                ids.update(dict.fromkeys(res.ids))
+        found = tuple(ids)
+        return Resolved(ids=found, empty=not found)
+
+    def leaf(self, expr: A.Expr, i: int, res: Resolved | None = None) -> str:
+        if res is None:
+            res = self.resolved.get(expr, Resolved())
         if res.empty:
             text = T.render(T.fragment("select_none", "set"), self.schema)
             return T.rename_vars(text, {"s": f"s{i}", "t": f"t{i}"})
@@ -229,7 +277,7 @@ class _Builder:
             depth = expr.k if isinstance(expr, A.KHop) else expr.depth
             raw = T.expand_steps(raw, depth)
             values["cap"] = self.cap
-        if isinstance(expr, (A.Entity, A.Hop, A.KHop, A.Near, A.Document)):
+        if isinstance(expr, (A.Entity, A.Entities, A.Hop, A.KHop, A.Near, A.Document)):
             values["ids"] = list(res.ids)
         if isinstance(expr, A.Hop):
             values["types"] = list(res.types)

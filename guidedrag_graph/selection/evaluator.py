@@ -222,19 +222,39 @@ class _Evaluator:
         self.cap = hop_cap
 
     def eval(self, expr: A.Expr) -> set[str]:
+        """Post-order with an explicit stack (no recursion), memoised by node identity."""
+        done: dict[int, set[str]] = {}
+        stack: list[tuple[A.Expr, bool]] = [(expr, False)]
+        while stack:
+            node, ready = stack.pop()
+            if id(node) in done:
+                continue
+            if isinstance(node, A.BinaryOp):
+                if not ready:
+                    stack.append((node, True))
+                    stack.extend(((node.right, False), (node.left, False)))
+                    continue
+                left, right = done[id(node.left)], done[id(node.right)]
+                if isinstance(node, A.Union):
+                    done[id(node)] = left | right
+                elif isinstance(node, A.Intersect):
+                    done[id(node)] = left & right
+                elif isinstance(node, A.Difference):
+                    done[id(node)] = left - right
+                else:
+                    done[id(node)] = left ^ right
+            else:
+                done[id(node)] = self.leaf(node)
+        return done[id(expr)]
+
+    def leaf(self, expr: A.Expr) -> set[str]:
         g = self.g
-        if isinstance(expr, A.Union):
-            return self.eval(expr.left) | self.eval(expr.right)
-        if isinstance(expr, A.Intersect):
-            return self.eval(expr.left) & self.eval(expr.right)
-        if isinstance(expr, A.Difference):
-            return self.eval(expr.left) - self.eval(expr.right)
-        if isinstance(expr, A.SymDiff):
-            return self.eval(expr.left) ^ self.eval(expr.right)
         if isinstance(expr, (A.All, A.Boost)):  # a boost denotes U; its tiers only rank
             return set(g.chunks)
         if isinstance(expr, A.Entity):
             return g.chunks_of_entities(set(g.resolve_entity(expr.name)))
+        if isinstance(expr, A.Entities):
+            return g.chunks_of_entities({i for n in expr.names for i in g.resolve_entity(n)})
         if isinstance(expr, A.Hop):
             types, unknown = g.resolve_types(expr.types)
             if unknown or not types:
