@@ -97,6 +97,20 @@ class Settings(BaseSettings):
         0.80, ge=-1.0, le=1.0, description="embedding/hybrid taggers: least name cosine kept"
     )
 
+    # --- Selection limits and query timeout (issue 10; bounds: selection/limits.py CEILING) ---
+    max_terms: int = Field(
+        200, ge=1, le=2_000, description="most terms (entity(), hop(), ...) in one selection"
+    )
+    max_depth: int = Field(32, ge=1, le=256, description="deepest nesting of one selection")
+    max_string: int = Field(
+        1_000, ge=1, le=100_000, description="longest string (characters) in a selection"
+    )
+    max_list: int = Field(1_000, ge=1, le=100_000, description="longest list in a selection")
+    max_hop_depth: int = Field(5, ge=1, le=10, description="deepest hop(), khop(), near()")
+    query_timeout: float = Field(
+        30.0, gt=0, le=86_400, description="seconds before Neo4j stops any query of ours"
+    )
+
     # --- Managed local Neo4j (guidedrag neo4j ...) ---
     neo4j_version: str = DEFAULT_NEO4J_VERSION
     neo4j_cache_dir: Path = Field(default_factory=lambda: _default_cache_dir() / "neo4j")

@@ -7,15 +7,41 @@ Version-dependent features are decided here, once, so the rest of the code asks
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from neo4j import Driver, GraphDatabase, RoutingControl
-from neo4j.exceptions import AuthError, ServiceUnavailable
+from neo4j import Driver, GraphDatabase, Query, RoutingControl
+from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.errors import DatabaseUnavailableError
+from guidedrag_graph.errors import DatabaseUnavailableError, QueryTimeoutError
+
+# Every query we send carries a transaction timeout, so a runaway query (a huge selection, a hub
+# expansion) is stopped by the server itself, not only abandoned by the client (issue 10, D1).
+# Drivers made by ``connect`` use ``settings.query_timeout``; any other driver gets the default.
+DEFAULT_QUERY_TIMEOUT = 30.0
+_TIMEOUTS: weakref.WeakKeyDictionary[Driver, float] = weakref.WeakKeyDictionary()
+
+
+def query_timeout(driver: Driver) -> float:
+    """The transaction timeout (seconds) that queries on ``driver`` run with."""
+    return _TIMEOUTS.get(driver, DEFAULT_QUERY_TIMEOUT)
+
+
+def set_query_timeout(driver: Driver, seconds: float) -> None:
+    """Use ``seconds`` for every query ``read_query``/``server_info`` send through ``driver``."""
+    _TIMEOUTS[driver] = float(seconds)
+
+
+def timed(query: str, driver: Driver, timeout: float | None = None) -> Query:
+    """``query`` as a driver ``Query`` with this driver's transaction timeout."""
+    return Query(query, timeout=timeout if timeout is not None else query_timeout(driver))
+
+
+def _timed_out(exc: ClientError) -> bool:
+    return "TransactionTimedOut" in (exc.code or "") or "Terminated" in (exc.code or "")
 
 
 def escape_identifier(name: str) -> str:
@@ -44,6 +70,7 @@ def connect(settings: Settings) -> Driver:
             f"cannot reach Neo4j at {settings.neo4j_uri} ({exc.__class__.__name__}): start it "
             f"with `guidedrag neo4j start` or set NEO4J_URI to a running server"
         ) from exc
+    set_query_timeout(driver, settings.query_timeout)
     return driver
 
 
@@ -96,8 +123,11 @@ class ServerInfo:
 
 def server_info(driver: Driver, database: str | None = None) -> ServerInfo:
     records, _, _ = driver.execute_query(
-        "CALL dbms.components() YIELD name, versions, edition "
-        "WHERE name = 'Neo4j Kernel' RETURN versions[0] AS version, edition",
+        timed(
+            "CALL dbms.components() YIELD name, versions, edition "
+            "WHERE name = 'Neo4j Kernel' RETURN versions[0] AS version, edition",
+            driver,
+        ),
         database_=database,
         routing_=RoutingControl.READ,
     )
@@ -106,10 +136,30 @@ def server_info(driver: Driver, database: str | None = None) -> ServerInfo:
 
 
 def read_query(
-    driver: Driver, query: str, params: dict[str, Any] | None = None, *, database: str | None
+    driver: Driver,
+    query: str,
+    params: dict[str, Any] | None = None,
+    *,
+    database: str | None,
+    timeout: float | None = None,
 ) -> list[dict[str, Any]]:
-    """Run a retrieval query in a READ transaction so replicas and clusters can serve it."""
-    records, _, _ = driver.execute_query(
-        query, params or {}, database_=database, routing_=RoutingControl.READ
-    )
+    """Run a retrieval query in a READ transaction so replicas and clusters can serve it.
+
+    The server stops it after ``timeout`` seconds (default: the driver's, see ``connect``);
+    that is a ``QueryTimeoutError`` naming the setting."""
+    seconds = timeout if timeout is not None else query_timeout(driver)
+    try:
+        records, _, _ = driver.execute_query(
+            timed(query, driver, seconds),
+            params or {},
+            database_=database,
+            routing_=RoutingControl.READ,
+        )
+    except ClientError as exc:
+        if _timed_out(exc):
+            raise QueryTimeoutError(
+                f"Neo4j stopped the query after {seconds:g} s (GUIDEDRAG_QUERY_TIMEOUT): narrow "
+                f"the selection (fewer or more specific terms) or raise the timeout"
+            ) from exc
+        raise
     return [record.data() for record in records]

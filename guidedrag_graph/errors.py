@@ -22,6 +22,10 @@ class DatabaseUnavailableError(GuidedRAGError):
     """Neo4j does not answer at the configured URI."""
 
 
+class QueryTimeoutError(GuidedRAGError):
+    """Neo4j stopped a query at the configured transaction timeout (GUIDEDRAG_QUERY_TIMEOUT)."""
+
+
 class MigrationError(GuidedRAGError):
     """A migration failed or an applied migration file was edited afterwards."""
 
@@ -47,11 +51,13 @@ class SelectionSyntaxError(SelectionError):
             line_end = len(text)
         self.line = line
         self.column = position - line_start + 1
-        caret = " " * (position - line_start) + "^"
-        super().__init__(
-            f"{message} at line {line}, column {self.column}:\n"
-            f"  {text[line_start:line_end]}\n  {caret}"
-        )
+        # Long lines are shown as a window around the position, so the message stays short.
+        start = max(line_start, position - 60)
+        end = min(line_end, position + 60)
+        shown = ("..." if start > line_start else "") + text[start:end]
+        shown += "..." if end < line_end else ""
+        caret = " " * (position - start + (3 if start > line_start else 0)) + "^"
+        super().__init__(f"{message} at line {line}, column {self.column}:\n  {shown}\n  {caret}")
 
 
 class UnknownNameError(SelectionError):

@@ -38,6 +38,9 @@ def identity_resolution(expr: Expr) -> dict[Expr, Resolved]:
             out[leaf] = Resolved(ids=(name_key(leaf.name),), types=types)
         elif isinstance(leaf, (A.Entity, A.KHop, A.Near)):
             out[leaf] = Resolved(ids=(name_key(leaf.name),), empty=leaf.name == "Atlantis")
+        elif isinstance(leaf, A.Entities):
+            known = [name_key(n) for n in leaf.names if n != "Atlantis"]
+            out[leaf] = Resolved(ids=tuple(known), empty=not known)
         elif isinstance(leaf, A.Document):
             out[leaf] = Resolved(ids=(leaf.name,))
     return out

@@ -86,6 +86,8 @@ def graphs(draw: st.DrawFn) -> InMemoryGraph:
 name = st.sampled_from(NAMES)
 leaf: st.SearchStrategy[Expr] = st.one_of(
     st.builds(entity, name),
+    st.builds(entity, name),  # twice as likely: unions of entities compile to one list
+    st.builds(entity, st.lists(name, min_size=1, max_size=3)),
     st.builds(
         hop,
         name,

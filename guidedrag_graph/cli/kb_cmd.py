@@ -13,9 +13,7 @@ from guidedrag_graph.kb.loader import DEFAULT_BATCH_SIZE, load_bundle
 from guidedrag_graph.kb.stats import kb_stats
 
 
-def _with_overrides(
-    settings: Settings, preset: str | None, relation_mode: str | None
-) -> Settings:
+def _with_overrides(settings: Settings, preset: str | None, relation_mode: str | None) -> Settings:
     """Command-line --preset/--relation-mode win over the environment for this command."""
     update = {k: v for k, v in (("schema_preset", preset), ("relation_mode", relation_mode)) if v}
     return settings.model_copy(update=update) if update else settings

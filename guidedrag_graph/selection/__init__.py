@@ -8,11 +8,13 @@ True
 
 from guidedrag_graph.selection.ast import (
     All,
+    Boost,
     Category,
     Chunks,
     Date,
     Difference,
     Document,
+    Entities,
     Entity,
     Expr,
     Hop,
@@ -21,9 +23,11 @@ from guidedrag_graph.selection.ast import (
     Near,
     Source,
     SymDiff,
+    Tier,
     Type,
     Union,
     all_,
+    boost,
     category,
     chunks,
     date,
@@ -35,7 +39,7 @@ from guidedrag_graph.selection.ast import (
     source,
     type_,
 )
-from guidedrag_graph.selection.compiler import CompiledSelection
+from guidedrag_graph.selection.compiler import CompiledSelection, CompiledTier
 from guidedrag_graph.selection.parser import parse
 from guidedrag_graph.selection.selector import (
     EmptySelection,
@@ -46,13 +50,16 @@ from guidedrag_graph.selection.selector import (
 
 __all__ = [
     "All",
+    "Boost",
     "Category",
     "Chunks",
     "CompiledSelection",
+    "CompiledTier",
     "Date",
     "Difference",
     "Document",
     "EmptySelection",
+    "Entities",
     "Entity",
     "Expr",
     "Hop",
@@ -64,9 +71,11 @@ __all__ = [
     "SizeNode",
     "Source",
     "SymDiff",
+    "Tier",
     "Type",
     "Union",
     "all_",
+    "boost",
     "category",
     "chunks",
     "date",

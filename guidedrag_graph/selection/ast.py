@@ -13,13 +13,16 @@ the Python builders below, the text DSL (``to_text()`` / ``parse()``) and a JSON
 
 from __future__ import annotations
 
-import json
+import math
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Literal
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal, TypeVar
 
 from guidedrag_graph.errors import SelectionError
+from guidedrag_graph.selection.limits import CEILING, Limits
+
+_T = TypeVar("_T")
 
 Direction = Literal["both", "out", "in"]
 DIRECTIONS: tuple[str, ...] = ("both", "out", "in")
@@ -35,11 +38,35 @@ def quote(value: str) -> str:
     return "'" + out + "'"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Expr:
-    """A set of chunks. Subclasses are the primitives and the four set operations."""
+    """A set of chunks. Subclasses are the primitives and the four set operations.
+
+    Equality, hashing, text, JSON and traversal are iterative (an explicit stack, never Python
+    recursion), so an expression as deep as the limits allow cannot raise ``RecursionError``;
+    the structural hash is computed once per node and cached.
+    """
 
     op: ClassVar[str] = ""
+
+    # --- identity ------------------------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Expr):
+            return NotImplemented
+        return _equal(self, other)
+
+    def __hash__(self) -> int:
+        return _hash(self)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.to_text()}>"
+
+    def fields_items(self) -> Iterator[tuple[str, Any]]:
+        """(name, value) of this node's own data: everything but child selections."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, Expr) and f.name != "tiers":
+                yield f.name, value
 
     # --- operators -------------------------------------------------------------------------
     def __or__(self, other: Expr) -> Expr:
@@ -56,6 +83,11 @@ class Expr:
 
     # --- forms -------------------------------------------------------------------------------
     def to_text(self) -> str:
+        """The canonical DSL text (``parse(e.to_text()) == e``)."""
+        return fold(self, lambda node, kids: node._text(kids))
+
+    def _text(self, kids: list[str]) -> str:
+        """This node's text given its children's texts (leaves have none)."""
         raise NotImplementedError
 
     def __str__(self) -> str:
@@ -63,61 +95,93 @@ class Expr:
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON-serialisable data: ``{"op": "entity", "name": "Rome"}``."""
+        return fold(self, lambda node, kids: node._json(kids))
+
+    def _json(self, kids: list[dict[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {"op": self.op}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, Expr):
-                out[f.name] = value.to_json()
-            elif isinstance(value, tuple):
-                out[f.name] = list(value)
-            else:
-                out[f.name] = value
+        for name, value in self.fields_items():
+            out[name] = list(value) if isinstance(value, tuple) else value
         return out
 
     @staticmethod
-    def from_json(data: dict[str, Any] | str) -> Expr:
-        """Inverse of ``to_json``; also accepts the JSON text."""
-        if isinstance(data, str):
-            try:
-                data = json.loads(data)
-            except json.JSONDecodeError as exc:
-                raise SelectionError(f"selection JSON is not valid JSON: {exc}") from exc
-        if not isinstance(data, dict) or "op" not in data:
-            raise SelectionError('selection JSON must be an object with an "op" key')
-        cls = NODE_TYPES.get(str(data["op"]))
-        if cls is None:
-            raise SelectionError(
-                f"unknown selection op {data['op']!r}; expected one of {', '.join(NODE_TYPES)}"
-            )
-        kwargs: dict[str, Any] = {}
-        for f in fields(cls):
-            if f.name not in data:
-                continue
-            value = data[f.name]
-            if f.name in ("left", "right"):
-                value = Expr.from_json(value)
-            elif isinstance(value, list):
-                value = tuple(value)
-            kwargs[f.name] = value
-        try:
-            return cls(**kwargs)
-        except TypeError as exc:
-            raise SelectionError(f"bad selection JSON for {data['op']!r}: {exc}") from exc
+    def from_json(data: dict[str, Any] | str, limits: Limits | None = None) -> Expr:
+        """Inverse of ``to_json``; also accepts the JSON text. Every node is validated against
+        its schema (``selection/json_form.py``); errors name the node's path and the field."""
+        from guidedrag_graph.selection.json_form import expr_from_json
+
+        return expr_from_json(data, limits or Limits())
 
     # --- traversal ---------------------------------------------------------------------------
     def children(self) -> tuple[Expr, ...]:
         return ()
 
     def walk(self) -> Iterator[Expr]:
-        """This node and every node below it, parents first."""
-        yield self
-        for child in self.children():
-            yield from child.walk()
+        """This node and every node below it, parents first, left to right."""
+        stack: list[Expr] = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children()))
 
     def leaves(self) -> Iterator[Expr]:
         for node in self.walk():
             if not node.children():
                 yield node
+
+
+def fold(root: Expr, combine: Callable[[Expr, list[_T]], _T]) -> _T:
+    """``combine(node, [results of its children])`` bottom-up, with an explicit stack (no
+    recursion), memoised by node identity (a shared sub-expression is combined once)."""
+    done: dict[int, _T] = {}
+    stack: list[tuple[Expr, bool]] = [(root, False)]
+    while stack:
+        node, ready = stack.pop()
+        if id(node) in done:
+            continue
+        kids = node.children()
+        if ready or not kids:
+            done[id(node)] = combine(node, [done[id(k)] for k in kids])
+        else:
+            stack.append((node, True))
+            stack.extend((k, False) for k in reversed(kids) if id(k) not in done)
+    return done[id(root)]
+
+
+def _own(node: Expr) -> tuple[Any, ...]:
+    """What identifies a node apart from its children (names of tiers excluded)."""
+    if isinstance(node, Boost):
+        return (type(node), tuple(t.weight for t in node.tiers))
+    return (type(node), *(value for _, value in node.fields_items()))
+
+
+def _hash(root: Expr) -> int:
+    cached: int | None = root.__dict__.get("_hash")
+    if cached is not None:
+        return cached
+
+    def combine(node: Expr, kids: list[int]) -> int:
+        value: int | None = node.__dict__.get("_hash")
+        if value is None:
+            value = hash((_own(node), tuple(kids)))
+            object.__setattr__(node, "_hash", value)
+        return value
+
+    return fold(root, combine)
+
+
+def _equal(a: Expr, b: Expr) -> bool:
+    stack: list[tuple[Expr, Expr]] = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if x is y:
+            continue
+        if type(x) is not type(y) or _hash(x) != _hash(y) or _own(x) != _own(y):
+            return False
+        kx, ky = x.children(), y.children()
+        if len(kx) != len(ky):
+            return False
+        stack.extend(zip(kx, ky, strict=True))
+    return True
 
 
 def _check(other: object) -> Expr:
@@ -137,28 +201,53 @@ def _str_list(values: Sequence[str]) -> str:
 # --- primitives ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class All(Expr):
     """U: every chunk (base RAG)."""
 
     op: ClassVar[str] = "all"
 
-    def to_text(self) -> str:
+    def _text(self, kids: list[str]) -> str:
         return "all()"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Entity(Expr):
     """Chunks that mention the entity (by name, alias or id; case-insensitive fallback)."""
 
     name: str
     op: ClassVar[str] = "entity"
 
-    def to_text(self) -> str:
+    def _text(self, kids: list[str]) -> str:
         return f"entity({quote(self.name)})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
+class Entities(Expr):
+    """Chunks that mention any of the named entities: ``entity(['a', 'b'])``.
+
+    The same set as ``entity('a') | entity('b')``, but one term: every name resolves on its own
+    and all their ids go to ONE subquery as one list parameter, so a hundred names cost one
+    index seek per id, not a hundred subqueries for the planner (issue 10, D1).
+    """
+
+    names: tuple[str, ...]
+    op: ClassVar[str] = "entities"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.names, str) or not isinstance(self.names, (tuple, list)):
+            raise SelectionError("entity([...]) takes a list of names")
+        object.__setattr__(self, "names", tuple(self.names))
+        if not self.names:
+            raise SelectionError("entity([...]) needs at least one name")
+        if not all(isinstance(n, str) for n in self.names):
+            raise SelectionError("entity([...]) takes names as strings")
+
+    def _text(self, kids: list[str]) -> str:
+        return f"entity({_str_list(self.names)})"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Hop(Expr):
     """Chunks mentioning an entity 1..depth hops from ``name`` over the given relation types."""
 
@@ -179,7 +268,7 @@ class Hop(Expr):
                 f"hop direction must be one of {', '.join(DIRECTIONS)}, not {self.direction!r}"
             )
 
-    def to_text(self) -> str:
+    def _text(self, kids: list[str]) -> str:
         parts = [quote(self.name), _str_list(self.types)]
         if self.depth != 1:
             parts.append(f"depth={self.depth}")
@@ -188,7 +277,7 @@ class Hop(Expr):
         return f"hop({_args(*parts)})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class KHop(Expr):
     """Chunks mentioning an entity 1..k hops from ``name`` over every relation type (A_hop)."""
 
@@ -199,11 +288,11 @@ class KHop(Expr):
     def __post_init__(self) -> None:
         _check_depth(self.k, "khop")
 
-    def to_text(self) -> str:
+    def _text(self, kids: list[str]) -> str:
         return f"khop({quote(self.name)}, {self.k})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Near(Expr):
     """Chunks reached over co-mention: entity -> its chunks -> their entities -> their chunks."""
 
@@ -214,57 +303,57 @@ class Near(Expr):
     def __post_init__(self) -> None:
         _check_depth(self.depth, "near")
 
-    def to_text(self) -> str:
+    def _text(self, kids: list[str]) -> str:
         if self.depth == 1:
             return f"near({quote(self.name)})"
         return f"near({quote(self.name)}, {self.depth})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Type(Expr):
     """Chunks mentioning an entity whose type property equals ``name``."""
 
     name: str
     op: ClassVar[str] = "type"
 
-    def to_text(self) -> str:
+    def _text(self, kids: list[str]) -> str:
         return f"type({quote(self.name)})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Category(Expr):
     """Like ``type`` but case-insensitive: the coarse categories of the paper's semantics."""
 
     name: str
     op: ClassVar[str] = "category"
 
-    def to_text(self) -> str:
+    def _text(self, kids: list[str]) -> str:
         return f"category({quote(self.name)})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Document(Expr):
     """Chunks of the document with this id or, failing that, this exact title."""
 
     name: str
     op: ClassVar[str] = "document"
 
-    def to_text(self) -> str:
+    def _text(self, kids: list[str]) -> str:
         return f"document({quote(self.name)})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Source(Expr):
     """Chunks of every document whose source equals ``name``."""
 
     name: str
     op: ClassVar[str] = "source"
 
-    def to_text(self) -> str:
+    def _text(self, kids: list[str]) -> str:
         return f"source({quote(self.name)})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Date(Expr):
     """Chunks whose document date lies in [start, end]; ``None`` leaves a side open.
 
@@ -292,14 +381,14 @@ class Date(Expr):
             _iso_bound(self.end, first=False) if self.end is not None else "9999-12-31",
         )
 
-    def to_text(self) -> str:
+    def _text(self, kids: list[str]) -> str:
         def bound(value: str | None) -> str:
             return "null" if value is None else quote(value)
 
         return f"date({bound(self.start)}, {bound(self.end)})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Chunks(Expr):
     """A manual selection of chunk ids."""
 
@@ -309,7 +398,7 @@ class Chunks(Expr):
     def __post_init__(self) -> None:
         object.__setattr__(self, "ids", tuple(self.ids))
 
-    def to_text(self) -> str:
+    def _text(self, kids: list[str]) -> str:
         return f"chunks({', '.join(quote(i) for i in self.ids)})"
 
 
@@ -336,26 +425,42 @@ def _iso_bound(value: str, *, first: bool) -> str:
 
 
 def _check_depth(value: int, what: str) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 5:
-        raise SelectionError(f"{what} depth must be an integer from 1 to 5, not {value!r}")
+    """Structural check only; the configured bound (default 5) is ``limits.check_hop_depth``."""
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or not 1 <= value <= CEILING.max_hop_depth
+    ):
+        raise SelectionError(
+            f"{what} depth must be an integer from 1 to {CEILING.max_hop_depth}, not {value!r}"
+        )
 
 
 # --- set operations --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BinaryOp(Expr):
     left: Expr
     right: Expr
     symbol: ClassVar[str] = ""
 
+    def __post_init__(self) -> None:
+        for side in (self.left, self.right):
+            if isinstance(side, Boost):
+                raise SelectionError(
+                    f"boost(...) must be the whole selection, not part of {self.symbol!r}"
+                )
+
     def children(self) -> tuple[Expr, ...]:
         return (self.left, self.right)
 
-    def to_text(self) -> str:
+    def _json(self, kids: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"op": self.op, "left": kids[0], "right": kids[1]}
+
+    def _text(self, kids: list[str]) -> str:
         mine = PRECEDENCE[self.symbol]
-        left = self.left.to_text()
-        right = self.right.to_text()
+        left, right = kids
         # Left-associative: a left child of equal strength needs no parentheses, a right one does.
         if isinstance(self.left, BinaryOp) and PRECEDENCE[self.left.symbol] < mine:
             left = f"({left})"
@@ -364,28 +469,122 @@ class BinaryOp(Expr):
         return f"{left} {self.symbol} {right}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Union(BinaryOp):
     op: ClassVar[str] = "union"
     symbol: ClassVar[str] = "|"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Intersect(BinaryOp):
     op: ClassVar[str] = "intersect"
     symbol: ClassVar[str] = "&"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Difference(BinaryOp):
     op: ClassVar[str] = "difference"
     symbol: ClassVar[str] = "-"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class SymDiff(BinaryOp):
     op: ClassVar[str] = "symdiff"
     symbol: ClassVar[str] = "^"
+
+
+# --- weighted tiers (issue 11, /work/coord/BOOST.md) -----------------------------------------
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One tier of a ``boost``: a selection, the weight its chunks get, and an optional label.
+
+    Not an ``Expr``: a tier only means something inside a ``Boost``. The name is a display label
+    (it defaults to the selection's DSL text) and takes no part in equality or hashing, so
+    ``parse(str(e)) == e`` holds although the DSL does not carry names.
+    """
+
+    expr: Expr
+    weight: float
+    name: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.expr, Expr):
+            raise SelectionError(f"a boost tier needs a selection, not {type(self.expr).__name__}")
+        if isinstance(self.expr, Boost):
+            raise SelectionError("boost(...) cannot be a tier of another boost(...)")
+        weight = self.weight
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+            raise SelectionError(f"a boost weight is a number, not {weight!r}")
+        if not math.isfinite(weight) or weight < 0:
+            raise SelectionError(f"a boost weight must be finite and >= 0, not {weight!r}")
+        object.__setattr__(self, "weight", float(weight))
+        if self.name is not None and not isinstance(self.name, str):
+            raise SelectionError(f"a boost tier name is a string, not {self.name!r}")
+
+    @property
+    def label(self) -> str:
+        """The name shown in results: the given name, else the selection's DSL text."""
+        return self.name if self.name is not None else self.expr.to_text()
+
+    def to_text(self) -> str:
+        return f"{self.expr.to_text()}: {self.weight!r}"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"expr": self.expr.to_json(), "weight": self.weight}
+        if self.name is not None:
+            out["name"] = self.name
+        return out
+
+
+TierLike = Tier | tuple[Expr, float] | tuple[Expr, float, str | None]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Boost(Expr):
+    """Weighted tiers: the set is U (every chunk); ranking adds to each chunk's score the largest
+    weight of the tiers whose selection holds it (0 if none). Only valid as a whole selection."""
+
+    tiers: tuple[Tier, ...]
+    op: ClassVar[str] = "boost"
+
+    def __post_init__(self) -> None:
+        tiers = self.tiers
+        if isinstance(tiers, (Tier, Expr)) or not isinstance(tiers, (tuple, list)):
+            raise SelectionError("boost(...) takes a sequence of tiers")
+        object.__setattr__(self, "tiers", tuple(_as_tier(t) for t in tiers))
+        if not self.tiers:
+            raise SelectionError("boost(...) needs at least one tier, e.g. boost(entity('x'): 0.2)")
+
+    def children(self) -> tuple[Expr, ...]:
+        return tuple(t.expr for t in self.tiers)
+
+    def _text(self, kids: list[str]) -> str:
+        pairs = zip(kids, self.tiers, strict=True)
+        return "boost(" + ", ".join(f"{k}: {t.weight!r}" for k, t in pairs) + ")"
+
+    def _json(self, kids: list[dict[str, Any]]) -> dict[str, Any]:
+        tiers: list[dict[str, Any]] = []
+        for k, t in zip(kids, self.tiers, strict=True):
+            named = {"name": t.name} if t.name is not None else {}
+            tiers.append({"expr": k, "weight": t.weight} | named)
+        return {"op": self.op, "tiers": tiers}
+
+    def ordered(self) -> list[tuple[int, Tier]]:
+        """(original position, tier) by weight descending, ties in written order: the first
+        tier of this order that holds a chunk is that chunk's best tier."""
+        return sorted(enumerate(self.tiers), key=lambda it: (-it[1].weight, it[0]))
+
+
+def _as_tier(value: object) -> Tier:
+    if isinstance(value, Tier):
+        return value
+    if isinstance(value, tuple) and len(value) in (2, 3):
+        return Tier(*value)
+    raise SelectionError(
+        f"a boost tier is Tier(expr, weight[, name]) or (expr, weight), not {value!r}"
+    )
 
 
 NODE_TYPES: dict[str, type[Expr]] = {
@@ -393,6 +592,7 @@ NODE_TYPES: dict[str, type[Expr]] = {
     for cls in (
         All,
         Entity,
+        Entities,
         Hop,
         KHop,
         Near,
@@ -406,6 +606,7 @@ NODE_TYPES: dict[str, type[Expr]] = {
         Intersect,
         Difference,
         SymDiff,
+        Boost,
     )
 }
 
@@ -416,8 +617,9 @@ def all_() -> Expr:
     return All()
 
 
-def entity(name: str) -> Expr:
-    return Entity(name)
+def entity(name: str | Sequence[str]) -> Expr:
+    """``entity("Rome")``, or one term for several names: ``entity(["Rome", "Gaul"])``."""
+    return Entity(name) if isinstance(name, str) else Entities(tuple(name))
 
 
 def hop(
@@ -458,3 +660,15 @@ def date(start: str | int | None = None, end: str | int | None = None) -> Expr:
 
 def chunks(*ids: str) -> Expr:
     return Chunks(tuple(ids))
+
+
+def boost(*tiers: TierLike | Mapping[Expr, float]) -> Boost:
+    """Weighted tiers: ``boost((entity("x"), 0.2), (near("x"), 0.05))``,
+    ``boost({entity("x"): 0.2, near("x"): 0.05})`` or ``boost(Tier(entity("x"), 0.2, "E"))``."""
+    out: list[Tier] = []
+    for item in tiers:
+        if isinstance(item, Mapping):
+            out.extend(Tier(expr, weight) for expr, weight in item.items())
+        else:
+            out.append(_as_tier(item))
+    return Boost(tuple(out))

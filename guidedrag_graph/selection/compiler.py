@@ -32,12 +32,41 @@ class Resolved:
 
 
 @dataclass(frozen=True)
+class CompiledTier:
+    """One tier of a compiled ``boost``: the list variable holding its chunks, its weight, its
+    display name, and the flag variable saying whether a hop cap cut the list."""
+
+    list_variable: str
+    weight: float
+    name: str
+    flag_variable: str
+
+
+@dataclass(frozen=True)
 class CompiledSelection:
-    """A Cypher fragment after which ``c`` is each selected chunk once; parameters ``sel_*``."""
+    """A Cypher fragment after which ``c`` is each selected chunk once; parameters ``sel_*``.
+
+    For a ``boost`` (``is_boost``) the selected set is U, so ``cypher`` binds ``c`` to every
+    chunk; what ranking needs is in the other fields:
+
+    - ``prelude``: the fragment that computes every tier's chunks, once, as a list variable in
+      scope afterwards (one row; ``WITH *`` keeps them). ``tiers[j].list_variable`` (``s<i>``)
+      holds tier j's DISTINCT chunk nodes, ``tiers[j].flag_variable`` (``t<i>``) says whether a
+      hop cap cut it; ``tiers`` are ordered by weight descending (ties: written order), so the
+      first tier holding a chunk is its best tier. Two tiers with equal selections share a list.
+    - ``boosted``: ``prelude`` followed by ``cypher/select_boost.cypher`` "rows": afterwards
+      ``c, boost, tier`` is one row per chunk of at least one tier (``boost`` its best weight,
+      possibly 0.0; ``tier`` that tier's name). Parameters ``sel_boost_weights`` and
+      ``sel_boost_names`` hold the weights and names in ``tiers`` order.
+    """
 
     cypher: str
     params: dict[str, Any]
     is_all: bool = False
+    is_boost: bool = False
+    tiers: tuple[CompiledTier, ...] = ()
+    prelude: str = ""
+    boosted: str = ""
 
 
 @dataclass
@@ -49,10 +78,29 @@ class CompiledPlan:
     result: int
     nodes: dict[A.Expr, int] = field(default_factory=dict)
     is_all: bool = False
+    tiers: tuple[CompiledTier, ...] = ()
+
+    @property
+    def is_boost(self) -> bool:
+        return bool(self.tiers)
 
     def selection(self, schema: SchemaMapping) -> CompiledSelection:
         if self.is_all:
             return CompiledSelection(self.body, self.params, True)
+        if self.is_boost:
+            every = T.render(T.fragment("select_all", "alone"), schema).strip()
+            rows = T.render(T.fragment("select_boost", "rows"), schema).strip()
+            if rows.count(_BOOST_LISTS) != 1:
+                raise AssertionError(f"select_boost rows must contain {_BOOST_LISTS} once")
+            lists = "[" + ", ".join(t.list_variable for t in self.tiers) + "]"
+            return CompiledSelection(
+                self.body + every,
+                self.params,
+                is_boost=True,
+                tiers=self.tiers,
+                prelude=self.body,
+                boosted=self.body + rows.replace(_BOOST_LISTS, lists),
+            )
         finish = T.rename_vars(T.render(T.fragment("select_finish", "rows"), schema), self.names())
         return CompiledSelection(self.body + finish.strip(), self.params, False)
 
@@ -69,8 +117,12 @@ class CompiledPlan:
         return self.body + item
 
 
+# The example tier lists in cypher/select_boost.cypher, replaced by the tiers' list variables.
+_BOOST_LISTS = "[s0, s1]"
+
 _LEAF_TEMPLATES: dict[type[A.Expr], str] = {
     A.Entity: "select_entity",
+    A.Entities: "select_entity",
     A.Hop: "select_hop",
     A.KHop: "select_khop",
     A.Near: "select_near",
@@ -101,16 +153,42 @@ def compile_plan(
     if isinstance(expr, A.All) and not force_sets:
         body = T.render(T.fragment("select_all", "alone"), schema).strip() + "\n"
         return CompiledPlan(body, {}, 0, {}, is_all=True)
-    builder = _Builder(resolved, schema, hop_cap)
+    builder = _Builder(resolved, schema, hop_cap, merge=not force_sets)
+    if isinstance(expr, A.Boost):
+        return _compile_boost(expr, builder, force_sets=force_sets)
     result = builder.node(expr)
     return CompiledPlan("".join(builder.parts), builder.params, result, builder.index)
 
 
+def _compile_boost(expr: A.Boost, builder: _Builder, *, force_sets: bool) -> CompiledPlan:
+    """Each tier's selection compiled once into a list; with ``force_sets`` (sizes) the boost
+    node itself is U, collected like ``all()`` inside an expression."""
+    tiers: list[CompiledTier] = []
+    for _, tier in expr.ordered():
+        i = builder.node(tier.expr)
+        tiers.append(CompiledTier(f"s{i}", tier.weight, tier.label, f"t{i}"))
+    builder.params["sel_boost_weights"] = [t.weight for t in tiers]
+    builder.params["sel_boost_names"] = [t.name for t in tiers]
+    result = -1
+    if force_sets:
+        result = builder.node(A.All())
+        builder.index[expr] = result
+    return CompiledPlan(
+        "".join(builder.parts), builder.params, result, builder.index, tiers=tuple(tiers)
+    )
+
+
 class _Builder:
     def __init__(
-        self, resolved: Mapping[A.Expr, Resolved], schema: SchemaMapping, hop_cap: int
+        self,
+        resolved: Mapping[A.Expr, Resolved],
+        schema: SchemaMapping,
+        hop_cap: int,
+        *,
+        merge: bool = True,
     ) -> None:
         self.resolved = resolved
+        self.merge = merge
         self.schema = schema
         self.cap = hop_cap
         self.parts: list[str] = []
@@ -118,33 +196,74 @@ class _Builder:
         self.index: dict[A.Expr, int] = {}
 
     def node(self, expr: A.Expr) -> int:
-        if expr in self.index:  # equal sub-expressions are computed once
-            return self.index[expr]
-        if isinstance(expr, A.BinaryOp):
-            left = self.node(expr.left)
-            right = self.node(expr.right)
+        """Compile ``expr`` and everything below it (post-order, explicit stack); its index."""
+        stack: list[tuple[A.Expr, bool]] = [(expr, False)]
+        while stack:
+            node, ready = stack.pop()
+            if node in self.index:  # equal sub-expressions are computed once
+                continue
+            group = self.entity_group(node)
             i = len(self.index)
-            text = T.render(T.fragment(_SET_TEMPLATES[type(expr)], "set"), self.schema)
-            text = T.rename_vars(
-                text,
-                {
-                    "lhs": f"s{left}",
-                    "rhs": f"s{right}",
-                    "tl": f"t{left}",
-                    "tr": f"t{right}",
-                    "s": f"s{i}",
-                    "t": f"t{i}",
-                },
-            )
-        else:
-            i = len(self.index)
-            text = self.leaf(expr, i)
-        self.index[expr] = i
-        self.parts.append(text.strip() + "\n")
-        return i
+            if group is not None:
+                text = self.leaf(A.Entities(("",)), i, self.merged(group))
+            elif isinstance(node, A.BinaryOp):
+                if not ready:
+                    stack.append((node, True))
+                    stack.extend((k, False) for k in (node.right, node.left))
+                    continue
+                text = self.binary(node, i)
+            else:
+                text = self.leaf(node, i)
+            self.parts.append(text.strip() + "\n")
+            self.index[node] = i
+        return self.index[expr]
 
-    def leaf(self, expr: A.Expr, i: int) -> str:
-        res = self.resolved.get(expr, Resolved())
+    def binary(self, expr: A.BinaryOp, i: int) -> str:
+        left, right = self.index[expr.left], self.index[expr.right]
+        text = T.render(T.fragment(_SET_TEMPLATES[type(expr)], "set"), self.schema)
+        return T.rename_vars(
+            text,
+            {
+                "lhs": f"s{left}",
+                "rhs": f"s{right}",
+                "tl": f"t{left}",
+                "tr": f"t{right}",
+                "s": f"s{i}",
+                "t": f"t{i}",
+            },
+        )
+
+    def entity_group(self, expr: A.Expr) -> tuple[A.Expr, ...] | None:
+        """The names of a union made only of entity terms (a | b | entity([c, d]) ...), which
+        compiles to ONE subquery over all their ids (issue 10, D1); None otherwise. Sizes mode
+        keeps every node (it reports each one)."""
+        if not self.merge or not isinstance(expr, A.Union):
+            return None
+        leaves: list[A.Expr] = []
+        stack: list[A.Expr] = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, A.Union):
+                stack.extend((node.right, node.left))
+            elif isinstance(node, (A.Entity, A.Entities)):
+                leaves.append(node)
+            else:
+                return None
+        return tuple(leaves)
+
+    def merged(self, leaves: tuple[A.Expr, ...]) -> Resolved:
+        """What the group's leaves resolved to, together (ids in first-seen order)."""
+        ids: dict[str, None] = {}
+        for leaf in leaves:
+            res = self.resolved.get(leaf, Resolved())
+            if not res.empty:
+                ids.update(dict.fromkeys(res.ids))
+        found = tuple(ids)
+        return Resolved(ids=found, empty=not found)
+
+    def leaf(self, expr: A.Expr, i: int, res: Resolved | None = None) -> str:
+        if res is None:
+            res = self.resolved.get(expr, Resolved())
         if res.empty:
             text = T.render(T.fragment("select_none", "set"), self.schema)
             return T.rename_vars(text, {"s": f"s{i}", "t": f"t{i}"})
@@ -158,7 +277,7 @@ class _Builder:
             depth = expr.k if isinstance(expr, A.KHop) else expr.depth
             raw = T.expand_steps(raw, depth)
             values["cap"] = self.cap
-        if isinstance(expr, (A.Entity, A.Hop, A.KHop, A.Near, A.Document)):
+        if isinstance(expr, (A.Entity, A.Entities, A.Hop, A.KHop, A.Near, A.Document)):
             values["ids"] = list(res.ids)
         if isinstance(expr, A.Hop):
             values["types"] = list(res.types)

@@ -19,6 +19,7 @@ from neo4j.exceptions import ClientError
 from guidedrag_graph.db import read_query
 from guidedrag_graph.schema import SchemaMapping, name_key, relation_type_name
 from guidedrag_graph.selection import templates as T
+from guidedrag_graph.selection.limits import Limits, check_text
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -36,26 +37,46 @@ class Resolver:
     schema: SchemaMapping
     database: str | None
     fulltext_index: str = "entity_names"
+    limits: Limits = field(default_factory=Limits)
+    timeout: float | None = None  # seconds; None: the driver's (db.query_timeout)
     _types: set[str] | None = field(default=None, repr=False)
     _in_use_cache: dict[str, bool] = field(default_factory=dict, repr=False)
 
     def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        return read_query(self.driver, query, params, database=self.database)
+        return read_query(self.driver, query, params, database=self.database, timeout=self.timeout)
 
     def entity_ids(self, name: str) -> list[str]:
         """Ids of the entities ``name`` means (lowest matching tier), or [] if none."""
+        check_text(name, "an entity name", self.limits)
         params: dict[str, Any] = {"sel_name": name, "sel_key": name_key(name)}
         rows = self._read(T.query("resolve_entity", "query", self.schema), params)
         if not rows:
             rows = self._read(T.query("resolve_entity_alias", "query", self.schema), params)
         return _lowest_tier(rows)
 
+    def entity_ids_many(self, names: tuple[str, ...] | list[str]) -> dict[str, list[str]]:
+        """``entity_ids`` for every name, in two round trips whatever their number."""
+        names = list(dict.fromkeys(names))
+        for name in names:
+            check_text(name, "an entity name", self.limits)
+        params: dict[str, Any] = {"sel_names": names, "sel_keys": [name_key(n) for n in names]}
+        by_name: dict[int, list[dict[str, Any]]] = {}
+        for row in self._read(T.query("resolve_entities", "query", self.schema), params):
+            by_name.setdefault(int(row["n"]), []).append(row)
+        if len(by_name) < len(names):
+            for row in self._read(T.query("resolve_entities", "alias", self.schema), params):
+                if int(row["n"]) not in by_name or int(by_name[int(row["n"])][0]["tier"]) == 4:
+                    by_name.setdefault(int(row["n"]), []).append(row)
+        return {name: _lowest_tier(by_name.get(i, [])) for i, name in enumerate(names)}
+
     def document_ids(self, name: str) -> list[str]:
+        check_text(name, "a document name", self.limits)
         rows = self._read(T.query("resolve_document", "query", self.schema), {"sel_name": name})
         return _lowest_tier(rows)
 
     def suggestions(self, name: str, limit: int = 5) -> list[str]:
         """Close entity names from the full-text index (fuzzy); [] when it cannot help."""
+        check_text(name, "an entity name", self.limits)
         fuzzy = lucene_fuzzy(name)
         if not fuzzy:
             return []

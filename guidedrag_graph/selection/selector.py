@@ -16,9 +16,11 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query
+from guidedrag_graph.errors import SelectionError
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 from guidedrag_graph.selection import ast as A
 from guidedrag_graph.selection.compiler import CompiledSelection, Resolved, compile_plan
+from guidedrag_graph.selection.limits import Limits, check
 from guidedrag_graph.selection.parser import parse
 from guidedrag_graph.selection.resolver import Resolver
 
@@ -60,19 +62,26 @@ class SizeNode:
 
     def render(self, depth: int = 0) -> str:
         """A tree like EXPLAIN ANALYZE: ``size  expression`` per line, children indented."""
-        flag = "  (hop cap hit: partial)" if self.truncated else ""
-        lines = [f"{self.size:>7}  {'  ' * depth}{self.text}{flag}"]
-        for child in self.children:
-            lines.append(child.render(depth + 1))
+        lines: list[str] = []
+        stack: list[tuple[SizeNode, int]] = [(self, depth)]
+        while stack:  # iterative: a long chain a | b | c ... is as deep as it is long
+            node, level = stack.pop()
+            flag = "  (hop cap hit: partial)" if node.truncated else ""
+            lines.append(f"{node.size:>7}  {'  ' * level}{node.text}{flag}")
+            stack.extend((child, level + 1) for child in reversed(node.children))
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "size": self.size,
-            "truncated": self.truncated,
-            "children": [c.to_json() for c in self.children],
-        }
+        out: dict[str, Any] = {}
+        stack: list[tuple[SizeNode, dict[str, Any]]] = [(self, out)]
+        while stack:
+            node, target = stack.pop()
+            target.update(text=node.text, size=node.size, truncated=node.truncated, children=[])
+            for child in node.children:
+                slot: dict[str, Any] = {}
+                target["children"].append(slot)
+                stack.append((child, slot))
+        return out
 
 
 @dataclass(frozen=True)
@@ -91,8 +100,15 @@ class PreparedSelection:
         return self.expr.to_text()
 
 
-def as_expr(expr: A.Expr | str) -> A.Expr:
-    return parse(expr) if isinstance(expr, str) else expr
+def as_expr(expr: A.Expr | str, limits: Limits | None = None) -> A.Expr:
+    """The expression, parsed if it is text; within ``limits`` either way."""
+    limits = limits or Limits()
+    if isinstance(expr, str):
+        return parse(expr, limits)
+    if not isinstance(expr, A.Expr):
+        raise SelectionError(f"a selection is an expression or DSL text, not {type(expr).__name__}")
+    check(expr, limits)
+    return expr
 
 
 class Selector:
@@ -105,41 +121,72 @@ class Selector:
         self.settings = settings
         self.schema = schema or schema_from_settings(settings)
         self.database = settings.neo4j_database
+        self.limits = Limits.from_settings(settings)
         self.resolver = Resolver(
-            driver, self.schema, self.database, settings.entity_fulltext_index_name
+            driver,
+            self.schema,
+            self.database,
+            settings.entity_fulltext_index_name,
+            self.limits,
+            settings.query_timeout,
         )
 
     # --- preparation -----------------------------------------------------------------------
     def prepare(self, expr: A.Expr | str) -> PreparedSelection:
-        """Resolve entity names, documents and relation types; compile. No chunk is touched."""
-        expr = as_expr(expr)
+        """Resolve entity names, documents and relation types; compile. No chunk is touched.
+
+        The limits (``Limits.from_settings``) are checked first, before any query runs."""
+        expr = as_expr(expr, self.limits)
         resolved: dict[A.Expr, Resolved] = {}
         reasons: dict[A.Expr, EmptySelection] = {}
+        partial: list[EmptySelection] = []
         for leaf in dict.fromkeys(expr.leaves()):
-            res, reason = self._resolve_leaf(leaf)
+            if isinstance(leaf, A.Entities):
+                res, reason, missing = self._resolve_entities(leaf)
+                partial.extend(missing)
+            else:
+                res, reason = self._resolve_leaf(leaf)
             resolved[leaf] = res
             if reason is not None:
                 reasons[leaf] = reason
         plan = compile_plan(expr, resolved, self.schema, hop_cap=self.settings.hop_cap)
         empty = _static_empty(expr, reasons)
         warnings = tuple(r for r in reasons.values() if empty is None or r != empty)
+        warnings += tuple(partial)
         return PreparedSelection(
             expr, plan.selection(self.schema), empty, warnings if empty is None else (), resolved
         )
+
+    def _unknown_entity(self, term: str, name: str) -> EmptySelection:
+        suggestions = tuple(self.resolver.suggestions(name))
+        hint = f"; did you mean {', '.join(map(repr, suggestions))}?" if suggestions else ""
+        return EmptySelection(
+            "unknown_entity",
+            term,
+            f"no entity named {name!r} (by name, id, case-insensitive name or alias){hint}",
+            suggestions,
+        )
+
+    def _resolve_entities(
+        self, leaf: A.Entities
+    ) -> tuple[Resolved, EmptySelection | None, list[EmptySelection]]:
+        """entity([...]): the ids of every name; unknown names are warnings unless all are."""
+        ids: dict[str, None] = {}
+        unknown: list[str] = []
+        for name, found in self.resolver.entity_ids_many(leaf.names).items():
+            ids.update(dict.fromkeys(found))
+            if not found:
+                unknown.append(name)
+        if not ids:
+            return Resolved(empty=True), self._unknown_entity(leaf.to_text(), unknown[0]), []
+        missing = [self._unknown_entity(A.Entity(n).to_text(), n) for n in unknown[:5]]
+        return Resolved(ids=tuple(ids)), None, missing
 
     def _resolve_leaf(self, leaf: A.Expr) -> tuple[Resolved, EmptySelection | None]:
         if isinstance(leaf, (A.Entity, A.Hop, A.KHop, A.Near)):
             ids = self.resolver.entity_ids(leaf.name)
             if not ids:
-                suggestions = tuple(self.resolver.suggestions(leaf.name))
-                hint = f"; did you mean {', '.join(map(repr, suggestions))}?" if suggestions else ""
-                return Resolved(empty=True), EmptySelection(
-                    "unknown_entity",
-                    leaf.to_text(),
-                    f"no entity named {leaf.name!r} (by name, id, case-insensitive name or "
-                    f"alias){hint}",
-                    suggestions,
-                )
+                return Resolved(empty=True), self._unknown_entity(leaf.to_text(), leaf.name)
             if isinstance(leaf, A.Hop):
                 types, unknown = self.resolver.resolve_types(leaf.types)
                 if unknown or not types:
@@ -171,7 +218,9 @@ class Selector:
 
     # --- running ------------------------------------------------------------------------------
     def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        return read_query(self.driver, query, params, database=self.database)
+        return read_query(
+            self.driver, query, params, database=self.database, timeout=self.settings.query_timeout
+        )
 
     def chunk_ids(self, expr: A.Expr | str | PreparedSelection) -> list[str]:
         """The selected chunk ids, sorted."""
@@ -185,6 +234,19 @@ class Selector:
         )
         return sorted(str(r["id"]) for r in rows)
 
+    def boosts(self, expr: A.Boost | str | PreparedSelection) -> dict[str, tuple[float, str]]:
+        """Chunk id -> (boost, best tier's name) for every chunk of at least one tier of a
+        ``boost(...)`` (boost may be 0.0 for a zero-weight tier); one READ query."""
+        prep = expr if isinstance(expr, PreparedSelection) else self.prepare(expr)
+        if not prep.compiled.is_boost:
+            raise SelectionError(f"boosts() needs a boost(...) selection, not {prep.text}")
+        q = self.schema.q
+        rows = self._read(
+            prep.compiled.boosted + f"\nRETURN c.{q(self.schema.chunk_id)} AS id, boost, tier",
+            prep.compiled.params,
+        )
+        return {str(r["id"]): (float(r["boost"]), str(r["tier"])) for r in rows}
+
     def sizes(self, expr: A.Expr | str) -> SizeNode:
         """The size of every sub-expression in one round trip (``guidedrag select``)."""
         prep = self.prepare(expr)
@@ -196,15 +258,10 @@ class Selector:
         sizes = dict(zip(order, rows[0]["sizes"], strict=True))
         flags = dict(zip(order, rows[0]["truncated"], strict=True))
 
-        def build(node: A.Expr) -> SizeNode:
-            return SizeNode(
-                node.to_text(),
-                int(sizes[node]),
-                bool(flags[node]),
-                [build(child) for child in node.children()],
-            )
+        def make(node: A.Expr, kids: list[SizeNode]) -> SizeNode:
+            return SizeNode(node.to_text(), int(sizes[node]), bool(flags[node]), kids)
 
-        return build(prep.expr)
+        return A.fold(prep.expr, make)
 
     def explain_empty(self, expr: A.Expr | str) -> EmptySelection | None:
         """After a run found no chunk: which term made it empty, or None if it is not empty."""
@@ -217,51 +274,62 @@ class Selector:
 
 def _static_empty(expr: A.Expr, reasons: dict[A.Expr, EmptySelection]) -> EmptySelection | None:
     """Emptiness known from resolution alone (unknown names), before any chunk is read."""
-    if isinstance(expr, A.BinaryOp):
-        left = _static_empty(expr.left, reasons)
-        right = _static_empty(expr.right, reasons)
-        if isinstance(expr, A.Intersect):
+    if isinstance(expr, A.Boost):
+        return None  # a boost denotes U; empty tiers only boost nothing (they become warnings)
+
+    def combine(node: A.Expr, kids: list[EmptySelection | None]) -> EmptySelection | None:
+        if not isinstance(node, A.BinaryOp):
+            return reasons.get(node)
+        left, right = kids
+        if isinstance(node, A.Intersect):
             return left or right
-        if isinstance(expr, A.Difference):
+        if isinstance(node, A.Difference):
             return left
         return left if (left and right) else None  # union, symmetric difference
-    return reasons.get(expr)
+
+    return A.fold(expr, combine)
 
 
 def _explain(expr: A.Expr, tree: SizeNode, prep: PreparedSelection) -> EmptySelection | None:
-    if tree.size > 0:
-        return None
-    if not isinstance(expr, A.BinaryOp):
-        for known in prep.warnings:
-            if known.term == expr.to_text():
-                return known
-        return EmptySelection(
-            "empty_term", expr.to_text(), f"{expr.to_text()} selects no chunk in this graph"
-        )
-    left, right = tree.children
-    if isinstance(expr, A.Intersect):
-        if left.size == 0:
-            return _explain(expr.left, left, prep)
-        if right.size == 0:
-            return _explain(expr.right, right, prep)
-        return EmptySelection(
-            "empty_intersection",
-            expr.to_text(),
-            f"{expr.left.to_text()} ({left.size} chunks) and {expr.right.to_text()} "
-            f"({right.size} chunks) share no chunk; try | or a soft selection",
-        )
-    if isinstance(expr, A.Difference):
-        if left.size == 0:
-            return _explain(expr.left, left, prep)
-        return EmptySelection(
-            "empty_difference",
-            expr.to_text(),
-            f"every chunk of {expr.left.to_text()} ({left.size}) is also in {expr.right.to_text()}",
-        )
-    if isinstance(expr, A.SymDiff) and left.size > 0:
-        return EmptySelection(
-            "empty_difference",
-            expr.to_text(),
-            f"{expr.left.to_text()} and {expr.right.to_text()} select the same chunks",
-        )
-    return _explain(expr.left, left, prep)
+    """Walk down from an empty result to the term that emptied it (a loop, not recursion)."""
+    while True:
+        if tree.size > 0:
+            return None
+        if not isinstance(expr, A.BinaryOp):
+            for known in prep.warnings:
+                if known.term == expr.to_text():
+                    return known
+            return EmptySelection(
+                "empty_term", expr.to_text(), f"{expr.to_text()} selects no chunk in this graph"
+            )
+        left, right = tree.children
+        if isinstance(expr, A.Intersect):
+            if left.size == 0:
+                expr, tree = expr.left, left
+                continue
+            if right.size == 0:
+                expr, tree = expr.right, right
+                continue
+            return EmptySelection(
+                "empty_intersection",
+                expr.to_text(),
+                f"{expr.left.to_text()} ({left.size} chunks) and {expr.right.to_text()} "
+                f"({right.size} chunks) share no chunk; try | or a soft selection",
+            )
+        if isinstance(expr, A.Difference):
+            if left.size == 0:
+                expr, tree = expr.left, left
+                continue
+            return EmptySelection(
+                "empty_difference",
+                expr.to_text(),
+                f"every chunk of {expr.left.to_text()} ({left.size}) is also in "
+                f"{expr.right.to_text()}",
+            )
+        if isinstance(expr, A.SymDiff) and left.size > 0:
+            return EmptySelection(
+                "empty_difference",
+                expr.to_text(),
+                f"{expr.left.to_text()} and {expr.right.to_text()} select the same chunks",
+            )
+        expr, tree = expr.left, left
