@@ -88,6 +88,7 @@ class Approach:
     steering: Steering = "hard"
     neighbourhood: bool = False  # widen the selection by near(E) for each of its entities
     description: str = ""
+    calibrated: bool = False  # auto: tier boosts fitted on the other folds (cross-validated)
 
     @property
     def guided(self) -> bool:

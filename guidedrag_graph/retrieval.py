@@ -600,7 +600,7 @@ class Retriever:
             timings["mmr"] = time.perf_counter() - started
         else:
             order = sorted(range(len(candidates)), key=lambda i: (-relevance[i], candidates[i].id))
-            order = order[:k]
+            order = order[: max(k, limit or 0)]
         return Ranking(
             chunks=[candidates[i] for i in order],
             path="boost",

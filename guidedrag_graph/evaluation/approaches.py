@@ -87,6 +87,24 @@ APPROACHES: dict[str, Approach] = {
             steering="soft",
             description="GraphRAG*'s selection widened by near(E1), as a soft boost over U",
         ),
+        Approach(
+            "guidedrag",
+            "graphrag*",
+            tagged=False,
+            steering="auto",
+            description="the library's default, exactly what a user gets with no options: "
+            "steering=auto, graded tiers ∩ > E > A_rel > A_hop > N boosting every chunk, with "
+            "the built-in (MuSiQue-calibrated) weights",
+        ),
+        Approach(
+            "guidedrag-calibrated",
+            "graphrag*",
+            tagged=False,
+            steering="auto",
+            calibrated=True,
+            description="steering=auto with tier boosts fitted by `guidedrag calibrate` on the "
+            "other folds (5-fold cross-validation: no question scored by weights fitted on it)",
+        ),
     )
 }
 
