@@ -16,8 +16,14 @@ from neo4j import Driver
 
 from guidedrag_graph.kb import read_bundle, sample_kb_dir
 from guidedrag_graph.resources import cypher_dir
-from guidedrag_graph.selection import document, entity, hop, khop, near
-from guidedrag_graph.selection.evaluator import DocumentRec, EntityRec, InMemoryGraph, evaluate
+from guidedrag_graph.selection import boost, document, entity, hop, khop, near
+from guidedrag_graph.selection.evaluator import (
+    DocumentRec,
+    EntityRec,
+    InMemoryGraph,
+    evaluate,
+    evaluate_tiers,
+)
 
 OWN = ("select_", "set_", "resolve_", "relation_type", "suggest_entities")
 FILES = sorted(p for p in cypher_dir().glob("*.cypher") if p.name.startswith(OWN))
@@ -96,5 +102,10 @@ def test_templates_answer_on_the_sample_kb(kb: Driver) -> None:
         assert expected, name  # the example must select something
         assert record["size"] == len(expected), name
         assert set(record["chunk_ids"]) <= expected, name
+    params, statements, _ = browser_script(kb, cypher_dir() / "select_boost.cypher")
+    rows = kb.execute_query(statements[0], params).records
+    tiers = evaluate_tiers(boost((entity("euro"), 0.2), (near("euro"), 0.05)), graph)
+    assert {r["id"]: (r["boost"], r["tier"]) for r in rows} == tiers
+    assert {b for b, _ in tiers.values()} == {0.2, 0.05}
     params, statements, _ = browser_script(kb, cypher_dir() / "set_intersect.cypher")
     assert kb.execute_query(statements[0], params).records[0]["result"] == ["c2"]

@@ -8,6 +8,7 @@ True
 
 from guidedrag_graph.selection.ast import (
     All,
+    Boost,
     Category,
     Chunks,
     Date,
@@ -21,9 +22,11 @@ from guidedrag_graph.selection.ast import (
     Near,
     Source,
     SymDiff,
+    Tier,
     Type,
     Union,
     all_,
+    boost,
     category,
     chunks,
     date,
@@ -35,7 +38,7 @@ from guidedrag_graph.selection.ast import (
     source,
     type_,
 )
-from guidedrag_graph.selection.compiler import CompiledSelection
+from guidedrag_graph.selection.compiler import CompiledSelection, CompiledTier
 from guidedrag_graph.selection.parser import parse
 from guidedrag_graph.selection.selector import (
     EmptySelection,
@@ -46,9 +49,11 @@ from guidedrag_graph.selection.selector import (
 
 __all__ = [
     "All",
+    "Boost",
     "Category",
     "Chunks",
     "CompiledSelection",
+    "CompiledTier",
     "Date",
     "Difference",
     "Document",
@@ -64,9 +69,11 @@ __all__ = [
     "SizeNode",
     "Source",
     "SymDiff",
+    "Tier",
     "Type",
     "Union",
     "all_",
+    "boost",
     "category",
     "chunks",
     "date",

@@ -14,9 +14,10 @@ the Python builders below, the text DSL (``to_text()`` / ``parse()``) and a JSON
 from __future__ import annotations
 
 import json
+import math
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
 from guidedrag_graph.errors import SelectionError
@@ -89,6 +90,16 @@ class Expr:
             raise SelectionError(
                 f"unknown selection op {data['op']!r}; expected one of {', '.join(NODE_TYPES)}"
             )
+        if cls is Boost:
+            tiers = data.get("tiers")
+            if not isinstance(tiers, list) or not all(isinstance(t, dict) for t in tiers):
+                raise SelectionError('boost JSON needs "tiers": a list of {"expr", "weight"}')
+            out: list[Tier] = []
+            for t in tiers:
+                if "expr" not in t or "weight" not in t:
+                    raise SelectionError('each boost tier needs "expr" and "weight"')
+                out.append(Tier(Expr.from_json(t["expr"]), t["weight"], t.get("name")))
+            return Boost(tuple(out))
         kwargs: dict[str, Any] = {}
         for f in fields(cls):
             if f.name not in data:
@@ -349,6 +360,13 @@ class BinaryOp(Expr):
     right: Expr
     symbol: ClassVar[str] = ""
 
+    def __post_init__(self) -> None:
+        for side in (self.left, self.right):
+            if isinstance(side, Boost):
+                raise SelectionError(
+                    f"boost(...) must be the whole selection, not part of {self.symbol!r}"
+                )
+
     def children(self) -> tuple[Expr, ...]:
         return (self.left, self.right)
 
@@ -388,6 +406,95 @@ class SymDiff(BinaryOp):
     symbol: ClassVar[str] = "^"
 
 
+# --- weighted tiers (issue 11, /work/coord/BOOST.md) -----------------------------------------
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One tier of a ``boost``: a selection, the weight its chunks get, and an optional label.
+
+    Not an ``Expr``: a tier only means something inside a ``Boost``. The name is a display label
+    (it defaults to the selection's DSL text) and takes no part in equality or hashing, so
+    ``parse(str(e)) == e`` holds although the DSL does not carry names.
+    """
+
+    expr: Expr
+    weight: float
+    name: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.expr, Expr):
+            raise SelectionError(f"a boost tier needs a selection, not {type(self.expr).__name__}")
+        if isinstance(self.expr, Boost):
+            raise SelectionError("boost(...) cannot be a tier of another boost(...)")
+        weight = self.weight
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+            raise SelectionError(f"a boost weight is a number, not {weight!r}")
+        if not math.isfinite(weight) or weight < 0:
+            raise SelectionError(f"a boost weight must be finite and >= 0, not {weight!r}")
+        object.__setattr__(self, "weight", float(weight))
+        if self.name is not None and not isinstance(self.name, str):
+            raise SelectionError(f"a boost tier name is a string, not {self.name!r}")
+
+    @property
+    def label(self) -> str:
+        """The name shown in results: the given name, else the selection's DSL text."""
+        return self.name if self.name is not None else self.expr.to_text()
+
+    def to_text(self) -> str:
+        return f"{self.expr.to_text()}: {self.weight!r}"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"expr": self.expr.to_json(), "weight": self.weight}
+        if self.name is not None:
+            out["name"] = self.name
+        return out
+
+
+TierLike = Tier | tuple[Expr, float] | tuple[Expr, float, str | None]
+
+
+@dataclass(frozen=True)
+class Boost(Expr):
+    """Weighted tiers: the set is U (every chunk); ranking adds to each chunk's score the largest
+    weight of the tiers whose selection holds it (0 if none). Only valid as a whole selection."""
+
+    tiers: tuple[Tier, ...]
+    op: ClassVar[str] = "boost"
+
+    def __post_init__(self) -> None:
+        tiers = self.tiers
+        if isinstance(tiers, (Tier, Expr)) or not isinstance(tiers, (tuple, list)):
+            raise SelectionError("boost(...) takes a sequence of tiers")
+        object.__setattr__(self, "tiers", tuple(_as_tier(t) for t in tiers))
+        if not self.tiers:
+            raise SelectionError("boost(...) needs at least one tier, e.g. boost(entity('x'): 0.2)")
+
+    def children(self) -> tuple[Expr, ...]:
+        return tuple(t.expr for t in self.tiers)
+
+    def to_text(self) -> str:
+        return "boost(" + ", ".join(t.to_text() for t in self.tiers) + ")"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"op": self.op, "tiers": [t.to_json() for t in self.tiers]}
+
+    def ordered(self) -> list[tuple[int, Tier]]:
+        """(original position, tier) by weight descending, ties in written order: the first
+        tier of this order that holds a chunk is that chunk's best tier."""
+        return sorted(enumerate(self.tiers), key=lambda it: (-it[1].weight, it[0]))
+
+
+def _as_tier(value: object) -> Tier:
+    if isinstance(value, Tier):
+        return value
+    if isinstance(value, tuple) and len(value) in (2, 3):
+        return Tier(*value)
+    raise SelectionError(
+        f"a boost tier is Tier(expr, weight[, name]) or (expr, weight), not {value!r}"
+    )
+
+
 NODE_TYPES: dict[str, type[Expr]] = {
     cls.op: cls
     for cls in (
@@ -406,6 +513,7 @@ NODE_TYPES: dict[str, type[Expr]] = {
         Intersect,
         Difference,
         SymDiff,
+        Boost,
     )
 }
 
@@ -458,3 +566,15 @@ def date(start: str | int | None = None, end: str | int | None = None) -> Expr:
 
 def chunks(*ids: str) -> Expr:
     return Chunks(tuple(ids))
+
+
+def boost(*tiers: TierLike | Mapping[Expr, float]) -> Boost:
+    """Weighted tiers: ``boost((entity("x"), 0.2), (near("x"), 0.05))``,
+    ``boost({entity("x"): 0.2, near("x"): 0.05})`` or ``boost(Tier(entity("x"), 0.2, "E"))``."""
+    out: list[Tier] = []
+    for item in tiers:
+        if isinstance(item, Mapping):
+            out.extend(Tier(expr, weight) for expr, weight in item.items())
+        else:
+            out.append(_as_tier(item))
+    return Boost(tuple(out))

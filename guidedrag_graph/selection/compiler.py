@@ -32,12 +32,41 @@ class Resolved:
 
 
 @dataclass(frozen=True)
+class CompiledTier:
+    """One tier of a compiled ``boost``: the list variable holding its chunks, its weight, its
+    display name, and the flag variable saying whether a hop cap cut the list."""
+
+    list_variable: str
+    weight: float
+    name: str
+    flag_variable: str
+
+
+@dataclass(frozen=True)
 class CompiledSelection:
-    """A Cypher fragment after which ``c`` is each selected chunk once; parameters ``sel_*``."""
+    """A Cypher fragment after which ``c`` is each selected chunk once; parameters ``sel_*``.
+
+    For a ``boost`` (``is_boost``) the selected set is U, so ``cypher`` binds ``c`` to every
+    chunk; what ranking needs is in the other fields:
+
+    - ``prelude``: the fragment that computes every tier's chunks, once, as a list variable in
+      scope afterwards (one row; ``WITH *`` keeps them). ``tiers[j].list_variable`` (``s<i>``)
+      holds tier j's DISTINCT chunk nodes, ``tiers[j].flag_variable`` (``t<i>``) says whether a
+      hop cap cut it; ``tiers`` are ordered by weight descending (ties: written order), so the
+      first tier holding a chunk is its best tier. Two tiers with equal selections share a list.
+    - ``boosted``: ``prelude`` followed by ``cypher/select_boost.cypher`` "rows": afterwards
+      ``c, boost, tier`` is one row per chunk of at least one tier (``boost`` its best weight,
+      possibly 0.0; ``tier`` that tier's name). Parameters ``sel_boost_weights`` and
+      ``sel_boost_names`` hold the weights and names in ``tiers`` order.
+    """
 
     cypher: str
     params: dict[str, Any]
     is_all: bool = False
+    is_boost: bool = False
+    tiers: tuple[CompiledTier, ...] = ()
+    prelude: str = ""
+    boosted: str = ""
 
 
 @dataclass
@@ -49,10 +78,29 @@ class CompiledPlan:
     result: int
     nodes: dict[A.Expr, int] = field(default_factory=dict)
     is_all: bool = False
+    tiers: tuple[CompiledTier, ...] = ()
+
+    @property
+    def is_boost(self) -> bool:
+        return bool(self.tiers)
 
     def selection(self, schema: SchemaMapping) -> CompiledSelection:
         if self.is_all:
             return CompiledSelection(self.body, self.params, True)
+        if self.is_boost:
+            every = T.render(T.fragment("select_all", "alone"), schema).strip()
+            rows = T.render(T.fragment("select_boost", "rows"), schema).strip()
+            if rows.count(_BOOST_LISTS) != 1:
+                raise AssertionError(f"select_boost rows must contain {_BOOST_LISTS} once")
+            lists = "[" + ", ".join(t.list_variable for t in self.tiers) + "]"
+            return CompiledSelection(
+                self.body + every,
+                self.params,
+                is_boost=True,
+                tiers=self.tiers,
+                prelude=self.body,
+                boosted=self.body + rows.replace(_BOOST_LISTS, lists),
+            )
         finish = T.rename_vars(T.render(T.fragment("select_finish", "rows"), schema), self.names())
         return CompiledSelection(self.body + finish.strip(), self.params, False)
 
@@ -68,6 +116,9 @@ class CompiledPlan:
         item = item.replace("[size(s)]", f"[{sizes}]").replace("[t]", f"[{flags}]")
         return self.body + item
 
+
+# The example tier lists in cypher/select_boost.cypher, replaced by the tiers' list variables.
+_BOOST_LISTS = "[s0, s1]"
 
 _LEAF_TEMPLATES: dict[type[A.Expr], str] = {
     A.Entity: "select_entity",
@@ -102,8 +153,28 @@ def compile_plan(
         body = T.render(T.fragment("select_all", "alone"), schema).strip() + "\n"
         return CompiledPlan(body, {}, 0, {}, is_all=True)
     builder = _Builder(resolved, schema, hop_cap)
+    if isinstance(expr, A.Boost):
+        return _compile_boost(expr, builder, force_sets=force_sets)
     result = builder.node(expr)
     return CompiledPlan("".join(builder.parts), builder.params, result, builder.index)
+
+
+def _compile_boost(expr: A.Boost, builder: _Builder, *, force_sets: bool) -> CompiledPlan:
+    """Each tier's selection compiled once into a list; with ``force_sets`` (sizes) the boost
+    node itself is U, collected like ``all()`` inside an expression."""
+    tiers: list[CompiledTier] = []
+    for _, tier in expr.ordered():
+        i = builder.node(tier.expr)
+        tiers.append(CompiledTier(f"s{i}", tier.weight, tier.label, f"t{i}"))
+    builder.params["sel_boost_weights"] = [t.weight for t in tiers]
+    builder.params["sel_boost_names"] = [t.name for t in tiers]
+    result = -1
+    if force_sets:
+        result = builder.node(A.All())
+        builder.index[expr] = result
+    return CompiledPlan(
+        "".join(builder.parts), builder.params, result, builder.index, tiers=tuple(tiers)
+    )
 
 
 class _Builder:

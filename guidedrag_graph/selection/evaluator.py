@@ -192,6 +192,30 @@ def evaluate(expr: A.Expr, graph: InMemoryGraph, *, hop_cap: int = 10_000) -> se
     return _Evaluator(graph, hop_cap).eval(expr)
 
 
+def evaluate_boost(
+    expr: A.Boost, graph: InMemoryGraph, *, hop_cap: int = 10_000
+) -> dict[str, float]:
+    """Chunk id -> boost (the largest weight of the tiers holding it), chunks with boost > 0."""
+    return {
+        chunk: weight
+        for chunk, (weight, _) in evaluate_tiers(expr, graph, hop_cap=hop_cap).items()
+        if weight > 0
+    }
+
+
+def evaluate_tiers(
+    expr: A.Boost, graph: InMemoryGraph, *, hop_cap: int = 10_000
+) -> dict[str, tuple[float, str]]:
+    """Chunk id -> (boost, best tier's name) for every chunk of at least one tier; the best tier
+    is the heaviest holding the chunk, ties broken by written order."""
+    ev = _Evaluator(graph, hop_cap)
+    out: dict[str, tuple[float, str]] = {}
+    for _, tier in expr.ordered():
+        for chunk in ev.eval(tier.expr):
+            out.setdefault(chunk, (tier.weight, tier.label))
+    return out
+
+
 class _Evaluator:
     def __init__(self, graph: InMemoryGraph, hop_cap: int) -> None:
         self.g = graph
@@ -207,7 +231,7 @@ class _Evaluator:
             return self.eval(expr.left) - self.eval(expr.right)
         if isinstance(expr, A.SymDiff):
             return self.eval(expr.left) ^ self.eval(expr.right)
-        if isinstance(expr, A.All):
+        if isinstance(expr, (A.All, A.Boost)):  # a boost denotes U; its tiers only rank
             return set(g.chunks)
         if isinstance(expr, A.Entity):
             return g.chunks_of_entities(set(g.resolve_entity(expr.name)))

@@ -10,6 +10,8 @@ Grammar (Python's precedence, all operators left-associative)::
     call   := NAME "(" [arg ("," arg)*] [","] ")"
     arg    := [NAME "="] value
     value  := STRING | INT | "null" | "None" | "[" [STRING ("," STRING)*] [","] "]"
+    boost  := "boost" "(" tier ("," tier)* [","] ")"      (only as the whole selection)
+    tier   := expr ":" NUMBER
 
 Strings take single or double quotes with backslash escapes (``\\'``, ``\\\\``, ``\\n``).
 Whitespace, including newlines, is free; ``#`` starts a comment to the end of the line.
@@ -24,7 +26,8 @@ from guidedrag_graph.errors import SelectionError, SelectionSyntaxError
 from guidedrag_graph.selection import ast as A
 
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
-_PUNCT = set("()[],=|&-^")
+_DIGITS = frozenset("0123456789")
+_PUNCT = set("()[],=|&-^:")
 
 
 @dataclass(frozen=True)
@@ -67,11 +70,30 @@ def tokenize(text: str) -> list[Token]:
                     buf.append(c)
                     i += 1
             tokens.append(Token("STRING", "".join(buf), start))
-        elif ch.isdigit():
+        elif ch in _DIGITS:
             start = i
-            while i < n and text[i].isdigit():
+            while i < n and text[i] in _DIGITS:
                 i += 1
-            tokens.append(Token("INT", int(text[start:i]), start))
+            is_float = False
+            if i + 1 < n and text[i] == "." and text[i + 1] in _DIGITS:
+                is_float = True
+                i += 1
+                while i < n and text[i] in _DIGITS:
+                    i += 1
+            if i < n and text[i] in "eE":
+                j = i + 1
+                if j < n and text[j] in "+-":
+                    j += 1
+                if j < n and text[j] in _DIGITS:
+                    is_float = True
+                    i = j
+                    while i < n and text[i] in _DIGITS:
+                        i += 1
+            literal = text[start:i]
+            if is_float:
+                tokens.append(Token("FLOAT", float(literal), start))
+            else:
+                tokens.append(Token("INT", int(literal), start))
         elif ch.isalpha() or ch == "_":
             start = i
             while i < n and (text[i].isalnum() or text[i] == "_"):
@@ -96,6 +118,7 @@ _SIGNATURES: dict[str, tuple[tuple[str, ...], bool]] = {
     "source": (("name",), False),
     "date": (("start", "end"), False),
     "chunks": (("ids",), True),
+    "boost": ((), True),  # parsed by _Parser.boost: tiers, not plain arguments
 }
 _REQUIRED: dict[str, int] = {"entity": 1, "hop": 2, "khop": 1, "near": 1, "type": 1}
 _REQUIRED.update({"category": 1, "document": 1, "source": 1})
@@ -146,12 +169,16 @@ class _Parser:
             return self.atom()
         symbol = {1: "|", 2: "^", 3: "&", 4: "-"}[level]
         left = self.binary(level + 1)
-        while self.accept(symbol):
+        while True:
+            op_tok = self.tok
+            if not self.accept(symbol):
+                return left
             right = self.binary(level + 1)
-            left = {"|": A.Union, "^": A.SymDiff, "&": A.Intersect, "-": A.Difference}[symbol](
-                left, right
-            )
-        return left
+            cls = {"|": A.Union, "^": A.SymDiff, "&": A.Intersect, "-": A.Difference}[symbol]
+            try:
+                left = cls(left, right)
+            except SelectionError as exc:
+                raise self.error(str(exc), op_tok) from exc
 
     def atom(self) -> A.Expr:
         tok = self.tok
@@ -169,7 +196,37 @@ class _Parser:
             )
         self.i += 1
         self.expect("(")
+        if tok.value == "boost":
+            return self.boost(tok)
         return self.call(tok)
+
+    def boost(self, name_tok: Token) -> A.Expr:
+        """``boost(expr: weight, ...)``: each tier a whole expression, then ``:`` and a number."""
+        tiers: list[A.Tier] = []
+        while not self.accept(")"):
+            expr_tok = self.tok
+            expr = self.binary(1)
+            self.expect(":")
+            weight_tok = self.tok
+            if weight_tok.kind not in ("INT", "FLOAT"):
+                raise self.error(
+                    f"expected a weight (a number such as 0.2) but found "
+                    f"{self.describe(weight_tok)}"
+                )
+            self.i += 1
+            try:
+                tiers.append(A.Tier(expr, weight_tok.value))
+            except SelectionError as exc:
+                where = expr_tok if isinstance(expr, A.Boost) else weight_tok
+                raise self.error(str(exc), where) from exc
+            if self.accept(")"):
+                break
+            if not self.accept(","):
+                raise self.error(f"expected ',' or ')' but found {self.describe(self.tok)}")
+        try:
+            return A.Boost(tuple(tiers))
+        except SelectionError as exc:
+            raise self.error(str(exc), name_tok) from exc
 
     def call(self, name_tok: Token) -> A.Expr:
         name = str(name_tok.value)

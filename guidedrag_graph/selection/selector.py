@@ -16,6 +16,7 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query
+from guidedrag_graph.errors import SelectionError
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 from guidedrag_graph.selection import ast as A
 from guidedrag_graph.selection.compiler import CompiledSelection, Resolved, compile_plan
@@ -185,6 +186,19 @@ class Selector:
         )
         return sorted(str(r["id"]) for r in rows)
 
+    def boosts(self, expr: A.Boost | str | PreparedSelection) -> dict[str, tuple[float, str]]:
+        """Chunk id -> (boost, best tier's name) for every chunk of at least one tier of a
+        ``boost(...)`` (boost may be 0.0 for a zero-weight tier); one READ query."""
+        prep = expr if isinstance(expr, PreparedSelection) else self.prepare(expr)
+        if not prep.compiled.is_boost:
+            raise SelectionError(f"boosts() needs a boost(...) selection, not {prep.text}")
+        q = self.schema.q
+        rows = self._read(
+            prep.compiled.boosted + f"\nRETURN c.{q(self.schema.chunk_id)} AS id, boost, tier",
+            prep.compiled.params,
+        )
+        return {str(r["id"]): (float(r["boost"]), str(r["tier"])) for r in rows}
+
     def sizes(self, expr: A.Expr | str) -> SizeNode:
         """The size of every sub-expression in one round trip (``guidedrag select``)."""
         prep = self.prepare(expr)
@@ -217,6 +231,8 @@ class Selector:
 
 def _static_empty(expr: A.Expr, reasons: dict[A.Expr, EmptySelection]) -> EmptySelection | None:
     """Emptiness known from resolution alone (unknown names), before any chunk is read."""
+    if isinstance(expr, A.Boost):
+        return None  # a boost denotes U; empty tiers only boost nothing (they become warnings)
     if isinstance(expr, A.BinaryOp):
         left = _static_empty(expr.left, reasons)
         right = _static_empty(expr.right, reasons)
