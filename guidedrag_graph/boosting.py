@@ -10,41 +10,20 @@ before the question is embedded: the pipeline abstains, as under hard steering.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from guidedrag_graph.selection import EmptySelection, Expr, Selector
 from guidedrag_graph.selection import ast as A
-from guidedrag_graph.selection.compiler import Resolved, _Builder
+from guidedrag_graph.selection.compiler import CompiledSelection, Resolved, compile_plan
 from guidedrag_graph.tiers import AutoPlan
-
-
-@dataclass(frozen=True)
-class CompiledTier:
-    """One tier in the compiled body: the Cypher list variable holding its chunks, its boost."""
-
-    list_variable: str
-    weight: float
-    name: str | None
-
-
-@dataclass(frozen=True)
-class CompiledTiers:
-    """A Cypher body binding each tier's chunk list (``sel_*`` parameters), tiers weight-desc."""
-
-    cypher: str
-    params: dict[str, Any]
-    tiers: tuple[CompiledTier, ...]
-    text: str
-    is_boost: bool = True
-    is_all: bool = False
 
 
 @dataclass(frozen=True)
 class PreparedTiers:
     """The compiled tiers, or why the question must abstain (a name the KB does not know)."""
 
-    compiled: CompiledTiers | None
+    compiled: CompiledSelection | None  # a boost: ``is_boost``, ``tiers``, ``prelude``
     empty: EmptySelection | None
+    expr: A.Boost | None = None
 
 
 def _unknown_entity(selector: Selector, name: str) -> EmptySelection:
@@ -94,8 +73,7 @@ def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
                 resolved[leaf] = Resolved(ids=tuple(ids[leaf.name]))
     if not plan.tiers:
         return PreparedTiers(None, None)
-    # Each tier's list, shared sub-expressions once (no union of the tiers: it is never needed).
-    builder = _Builder(resolved, selector.schema, selector.settings.hop_cap)
-    tiers = tuple(CompiledTier(f"s{builder.node(t.expr)}", t.weight, t.name) for t in plan.tiers)
-    body = "".join(builder.parts)
-    return PreparedTiers(CompiledTiers(body, builder.params, tiers, plan.text()), None)
+    expr = plan.boost()
+    assert expr is not None
+    compiled = compile_plan(expr, resolved, selector.schema, hop_cap=selector.settings.hop_cap)
+    return PreparedTiers(compiled.selection(selector.schema), None, expr)

@@ -36,7 +36,7 @@ from guidedrag_graph.retrieval import (
 )
 from guidedrag_graph.retrieve_args import RetrieveArgs
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
-from guidedrag_graph.selection import EmptySelection, Expr, Selector, parse
+from guidedrag_graph.selection import Boost, EmptySelection, Expr, Selector, parse
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering import SteeringDecision, SteeringPolicy
 from guidedrag_graph.tiers import plan_auto
@@ -252,13 +252,16 @@ class GuidedRAG:
         if expr is not None:
             prepared = self.selector.prepare(expr)
             timings["selection"] = time.perf_counter() - started
-            if prepared.empty is not None:
+            unknown = prepared.empty
+            if unknown is None and isinstance(expr, Boost):  # a tier naming the unknown: abstain
+                unknown = next((w for w in prepared.warnings if w.kind.startswith("unknown")), None)
+            if unknown is not None:
                 # Abstain: nothing embedded, no vector search, no LLM call.
                 return RetrievalResult(
                     question=question,
                     selection_text=expr.to_text(),
                     selection_size=0,
-                    empty=prepared.empty,
+                    empty=unknown,
                     ranker=ranker_name,
                     chunks=[],
                     cypher="",
@@ -369,7 +372,7 @@ class GuidedRAG:
             question=question,
             ranker=ranker,
             template=decision.template,
-            selection_text=None if prepared.compiled is None else plan.text(),
+            selection_text=None if prepared.expr is None else prepared.expr.to_text(),
             selection_size=None,
             empty=None,
             chunks=ranking.chunks,

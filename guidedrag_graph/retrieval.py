@@ -183,10 +183,11 @@ class CompiledTierLike(Protocol):
 
 
 class CompiledTiersLike(Protocol):
-    """A compiled boost: a Cypher body binding one chunk list per tier (weight-descending)."""
+    """A compiled boost (``CompiledSelection.is_boost``): ``prelude`` binds one chunk list per
+    tier, ``tiers`` weight-descending (the selection stage's ``CompiledTier``)."""
 
     @property
-    def cypher(self) -> str: ...
+    def prelude(self) -> str: ...
 
     @property
     def params(self) -> dict[str, Any]: ...
@@ -418,6 +419,16 @@ class Retriever:
         threshold = settings.similarity_threshold if threshold is None else threshold
         lambda_ = settings.mmr_lambda if mmr_lambda is None else mmr_lambda
         selection = selection or AllChunks(self.schema)
+        if getattr(selection, "is_boost", False):  # a boost(...) ranks its tiers over U
+            return self.rank_tiers(
+                query_vector,
+                selection,  # type: ignore[arg-type]
+                k=k,
+                ranker=ranker,
+                threshold=threshold,
+                fetch_k=fetch_k,
+                mmr_lambda=mmr_lambda,
+            )
         with_embedding = ranker == "mmr"
         fetch = max(fetch_k or (settings.mmr_fetch_k if ranker == "mmr" else k), k)
         vector = [float(x) for x in np.asarray(query_vector, dtype=np.float64).ravel()]
@@ -578,7 +589,7 @@ class Retriever:
             name = "retrieve_boost_index"
             params["index_name"] = settings.vector_index_name
         query = render(
-            name, self.schema, selection_cypher=compiled.cypher, replacements=replacements
+            name, self.schema, selection_cypher=compiled.prelude, replacements=replacements
         )
         started = time.perf_counter()
         rows = self._read(query, params)

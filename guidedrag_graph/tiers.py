@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from guidedrag_graph.planning import Configuration, configuration_of
 from guidedrag_graph.schema import relation_type_name
 from guidedrag_graph.selection import Expr, entity, hop, khop, near
+from guidedrag_graph.selection.ast import Boost, Tier
 from guidedrag_graph.semantics import Semantics
 
 # Tier names, strongest first (the order ties are broken in).
@@ -103,10 +104,16 @@ class AutoPlan:
     def is_all(self) -> bool:
         return not self.tiers
 
+    def boost(self) -> Boost | None:
+        """The tiers as a selection expression (None when there is no tier: U)."""
+        if not self.tiers:
+            return None
+        return Boost(tuple(Tier(t.expr, t.weight, t.name) for t in self.tiers))
+
     def text(self) -> str:
-        """Readable form: ``boost(E = entity('x'): 0.3, N = near('x'): 0.05)``."""
-        parts = ", ".join(f"{t.name} = {t.expr.to_text()}: {t.weight!r}" for t in self.tiers)
-        return f"boost({parts})" if self.tiers else "all()"
+        """The DSL text: ``boost(entity('x'): 0.3, near('x'): 0.05)``, or ``all()``."""
+        expr = self.boost()
+        return "all()" if expr is None else expr.to_text()
 
 
 def _union(exprs: list[Expr]) -> Expr:
