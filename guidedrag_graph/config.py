@@ -86,7 +86,14 @@ class Settings(BaseSettings):
     hop_cap: int = Field(10_000, ge=1)
     mmr_lambda: float = Field(0.5, ge=0.0, le=1.0)
     mmr_fetch_k: int = Field(20, ge=1)
-    steering: Literal["hard", "soft"] = "hard"
+    steering: Literal["auto", "hard", "soft"] = Field(
+        "auto",
+        description="auto: graded graph tiers boost every chunk (docs/steering.md); hard: rank "
+        "only inside the selection (the paper); soft: the selection boosted over every chunk",
+    )
+    steering_policy: Path | None = Field(
+        None, description="steering policy JSON (rules and auto's tier boosts; guidedrag calibrate)"
+    )
     soft_boost: float = Field(0.05, ge=0.0)
     planner_exact_max: int | None = Field(
         None, description="selections up to this size use exact cosine (None: measured default)"

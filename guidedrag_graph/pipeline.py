@@ -21,21 +21,25 @@ from typing import TYPE_CHECKING, Any
 from neo4j import Driver
 
 from guidedrag_graph.augmentation import AugmentedPrompt, Augmenter
+from guidedrag_graph.boosting import prepare_tiers
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import connect
 from guidedrag_graph.embeddings import Embedder, embedder_for
-from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.generation import Citation, Generator, Usage
+from guidedrag_graph.planning import PAPER_GUIDED, plan_selection
 from guidedrag_graph.retrieval import (
     AllChunks,
     CompiledSelectionLike,
     RankedChunk,
+    Ranking,
     Retriever,
 )
+from guidedrag_graph.retrieve_args import RetrieveArgs
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
-from guidedrag_graph.selection import EmptySelection, Expr, Selector, parse
+from guidedrag_graph.selection import Boost, EmptySelection, Expr, Selector, parse
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering import SteeringDecision, SteeringPolicy
+from guidedrag_graph.tiers import plan_auto
 
 if TYPE_CHECKING:
     from openai import OpenAI
@@ -60,6 +64,7 @@ class RetrievalResult:
     semantics: Semantics | None = None
     notes: list[str] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
+    tier_sizes: dict[str, int] = field(default_factory=dict)  # auto: chunks in each tier
 
     @property
     def abstained(self) -> bool:
@@ -82,6 +87,7 @@ class RetrievalResult:
             "params": params,
             "timings": self.timings,
             "notes": self.notes,
+            "tier_sizes": self.tier_sizes,
         }
 
 
@@ -131,9 +137,7 @@ def default_selection(semantics: Semantics | None) -> Expr | None:
     """The paper's GuidedRAG selection (Table 2, GraphRAG* column) for stated semantics."""
     if semantics is None or semantics.is_empty or not semantics.entities:
         return None
-    from guidedrag_graph.evaluation.approaches import approach_named, plan_selection
-
-    plan = plan_selection(approach_named("graphrag*"), semantics)
+    plan = plan_selection(PAPER_GUIDED, semantics)
     return None if plan.is_all else plan.expr
 
 
@@ -155,6 +159,8 @@ class GuidedRAG:
         self.driver = driver if driver is not None else connect(self.settings)
         self.schema = schema or schema_from_settings(self.settings)
         self._embedder = embedder
+        if policy is None and self.settings.steering_policy is not None:
+            policy = SteeringPolicy.from_file(self.settings.steering_policy)
         self.policy = policy or SteeringPolicy.default()
         self.retriever = Retriever(self.driver, self.settings, self.schema)
         self.selector = Selector(self.driver, self.settings, self.schema)
@@ -214,14 +220,25 @@ class GuidedRAG:
         """Rank chunks for ``question`` inside ``selection``.
 
         ``selection``: an expression, its DSL text, an already compiled selection, or ``None``
-        (then the semantics' default selection, else every chunk). ``steering`` hard/soft
-        (default from settings), ``ranker`` cosine/mmr and ``k`` default from the policy.
+        (then the semantics' default selection, else every chunk). ``steering`` (default from
+        settings: ``auto``): ``auto`` ranks every chunk with graded boosts built from the
+        semantics (docs/steering.md; an explicit ``selection`` runs hard under ``auto``),
+        ``hard`` ranks only inside the selection (the paper), ``soft`` boosts it over U.
+        ``ranker`` cosine/mmr and ``k`` default from the policy.
         """
+        args = RetrieveArgs.check(
+            k=k, ranker=ranker, steering=steering, path=path, threshold=threshold
+        )
         timings: dict[str, float] = {}
-        decision, ranker_name, top_k = self.decide(semantics, ranker, k)
-        steer = steering or self.settings.steering
-        if steer not in ("hard", "soft"):
-            raise ConfigurationError(f"unknown steering {steer!r}; use 'hard' or 'soft'")
+        decision, ranker_name, top_k = self.decide(semantics, args.ranker, args.k)
+        steer = args.steering or self.settings.steering
+        if steer == "auto" and selection is None:
+            return self._retrieve_auto(
+                question, semantics, decision, ranker_name, top_k, args.path, args.threshold
+            )
+        if steer == "auto":
+            steer = "hard"
+        path, threshold = args.path, args.threshold
 
         started = time.perf_counter()
         expr: Expr | None = None
@@ -235,13 +252,16 @@ class GuidedRAG:
         if expr is not None:
             prepared = self.selector.prepare(expr)
             timings["selection"] = time.perf_counter() - started
-            if prepared.empty is not None:
+            unknown = prepared.empty
+            if unknown is None and isinstance(expr, Boost):  # a tier naming the unknown: abstain
+                unknown = next((w for w in prepared.warnings if w.kind.startswith("unknown")), None)
+            if unknown is not None:
                 # Abstain: nothing embedded, no vector search, no LLM call.
                 return RetrievalResult(
                     question=question,
                     selection_text=expr.to_text(),
                     selection_size=0,
-                    empty=prepared.empty,
+                    empty=unknown,
                     ranker=ranker_name,
                     chunks=[],
                     cypher="",
@@ -296,6 +316,77 @@ class GuidedRAG:
             queries=ranking.queries,
         )
 
+    def _retrieve_auto(
+        self,
+        question: str,
+        semantics: Semantics | None,
+        decision: SteeringDecision,
+        ranker: str,
+        k: int,
+        path: str | None,
+        threshold: float | None,
+    ) -> RetrievalResult:
+        """``auto``: graded tiers from the semantics; abstain only on names the KB lacks."""
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        plan = plan_auto(semantics, self.policy.tier_weights(semantics))
+        prepared = prepare_tiers(self.selector, plan)
+        timings["selection"] = time.perf_counter() - started
+        if prepared.empty is not None:  # nothing embedded, no vector search, no LLM call
+            return RetrievalResult(
+                question=question,
+                ranker=ranker,
+                template=decision.template,
+                selection_text=plan.text(),
+                selection_size=0,
+                empty=prepared.empty,
+                chunks=[],
+                cypher="",
+                params={},
+                timings=timings,
+                steering="auto",
+                semantics=semantics,
+            )
+        started = time.perf_counter()
+        vector = self.embedder.embed_queries([question])[0]
+        timings["embedding"] = time.perf_counter() - started
+        notes: list[str] = []
+        ranking: Ranking
+        if prepared.compiled is None:
+            notes.append("auto: the semantics name no entity, so every chunk ranks by cosine")
+            ranking = self.retriever.rank(
+                vector, AllChunks(self.schema), k=k, ranker=ranker, path=path, threshold=threshold
+            )
+        else:
+            ranking = self.retriever.rank_tiers(
+                vector, prepared.compiled, k=k, ranker=ranker, threshold=threshold
+            )
+            if ranking.tier_sizes.get("∩") == 0:
+                notes.append(
+                    "auto: the named entities share no chunk (empty ∩); relaxed to their "
+                    "union (tier E) instead of abstaining"
+                )
+        for stage, seconds in ranking.timings.items():
+            timings[stage] = timings.get(stage, 0.0) + seconds
+        return RetrievalResult(
+            question=question,
+            ranker=ranker,
+            template=decision.template,
+            selection_text=None if prepared.expr is None else prepared.expr.to_text(),
+            selection_size=None,
+            empty=None,
+            chunks=ranking.chunks,
+            cypher=ranking.cypher,
+            params=ranking.params,
+            timings=timings,
+            path=ranking.path,
+            steering="auto",
+            semantics=semantics,
+            notes=notes + ranking.notes,
+            queries=ranking.queries,
+            tier_sizes=ranking.tier_sizes,
+        )
+
     def ask(
         self,
         question: str,
@@ -322,7 +413,9 @@ class GuidedRAG:
             threshold=threshold,
         )
         timings = dict(retrieval.timings)
-        if retrieval.empty is not None or (not retrieval.chunks and retrieval.steering == "hard"):
+        if retrieval.empty is not None or (
+            not retrieval.chunks and retrieval.steering in ("hard", "auto")
+        ):
             reason = (
                 retrieval.empty.message
                 if retrieval.empty is not None

@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -44,7 +44,8 @@ log = logging.getLogger(__name__)
 
 Path = Literal["exact", "index", "search_in"]
 Ranker = Literal["cosine", "mmr"]
-Steering = Literal["hard", "soft"]
+Steering = Literal["hard", "soft", "auto"]
+STEERINGS: tuple[str, ...] = ("auto", "hard", "soft")
 PATHS: tuple[str, ...] = ("exact", "index", "search_in")
 RANKERS: tuple[str, ...] = ("cosine", "mmr")
 
@@ -132,6 +133,9 @@ class RankedChunk:
     cosine: float
     in_selection: bool | None
     embedding: tuple[float, ...] | None = field(default=None, repr=False, compare=False)
+    tier: str | None = None  # auto / boost: the best tier the chunk is in (None: U only)
+    boost: float = 0.0  # auto / boost: that tier's weight, added to ``score`` for ranking
+    tiers: tuple[str, ...] = field(default=(), compare=False)  # auto: every tier holding it
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -142,6 +146,9 @@ class RankedChunk:
             "score": self.score,
             "cosine": self.cosine,
             "in_selection": self.in_selection,
+            "tier": self.tier,
+            "boost": self.boost,
+            "tiers": list(self.tiers),
         }
 
 
@@ -159,6 +166,34 @@ class Ranking:
     timings: dict[str, float] = field(default_factory=dict)
     queries: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    tier_sizes: dict[str, int] = field(default_factory=dict)  # auto / boost: chunks per tier
+
+
+class CompiledTierLike(Protocol):
+    """One tier of a compiled boost: the Cypher list variable of its chunks and its weight."""
+
+    @property
+    def list_variable(self) -> str: ...
+
+    @property
+    def weight(self) -> float: ...
+
+    @property
+    def name(self) -> str | None: ...
+
+
+class CompiledTiersLike(Protocol):
+    """A compiled boost (``CompiledSelection.is_boost``): ``prelude`` binds one chunk list per
+    tier, ``tiers`` weight-descending (the selection stage's ``CompiledTier``)."""
+
+    @property
+    def prelude(self) -> str: ...
+
+    @property
+    def params(self) -> dict[str, Any]: ...
+
+    @property
+    def tiers(self) -> Sequence[CompiledTierLike]: ...
 
 
 def mmr(
@@ -208,6 +243,8 @@ def _row_to_chunk(row: dict[str, Any], in_selection: bool | None) -> RankedChunk
         cosine=float(row["cosine"]),
         in_selection=in_selection if in_selection is not None else row.get("in_selection"),
         embedding=tuple(float(x) for x in embedding) if embedding is not None else None,
+        tier=None if row.get("tier") is None else str(row["tier"]),
+        boost=float(row.get("boost") or 0.0),
     )
 
 
@@ -373,12 +410,25 @@ class Retriever:
         if ranker not in RANKERS:
             raise ConfigurationError(f"unknown ranker {ranker!r}; use one of {RANKERS}")
         if steering not in ("hard", "soft"):
-            raise ConfigurationError(f"unknown steering {steering!r}; use 'hard' or 'soft'")
+            raise ConfigurationError(
+                f"unknown steering {steering!r} for a selection; use 'hard' or 'soft' "
+                "(auto ranks graded tiers: Retriever.rank_tiers)"
+            )
         settings = self.settings
         k = k or settings.top_k
         threshold = settings.similarity_threshold if threshold is None else threshold
         lambda_ = settings.mmr_lambda if mmr_lambda is None else mmr_lambda
         selection = selection or AllChunks(self.schema)
+        if getattr(selection, "is_boost", False):  # a boost(...) ranks its tiers over U
+            return self.rank_tiers(
+                query_vector,
+                selection,  # type: ignore[arg-type]
+                k=k,
+                ranker=ranker,
+                threshold=threshold,
+                fetch_k=fetch_k,
+                mmr_lambda=mmr_lambda,
+            )
         with_embedding = ranker == "mmr"
         fetch = max(fetch_k or (settings.mmr_fetch_k if ranker == "mmr" else k), k)
         vector = [float(x) for x in np.asarray(query_vector, dtype=np.float64).ravel()]
@@ -486,3 +536,91 @@ class Retriever:
         candidates = list(merged.values())
         relevance = [c.score + (beta if c.in_selection else 0.0) for c in candidates]
         return candidates, relevance, u_query, u_params
+
+    # ------------------------------------------------------------------ graded tiers (auto)
+    def rank_tiers(
+        self,
+        query_vector: Sequence[float] | np.ndarray,
+        compiled: CompiledTiersLike,
+        *,
+        k: int | None = None,
+        ranker: str = "cosine",
+        threshold: float | None = None,
+        fetch_k: int | None = None,
+        mmr_lambda: float | None = None,
+        limit: int | None = None,
+    ) -> Ranking:
+        """Top ``k`` of every chunk by (1+cos)/2 + its best tier's boost, in one query.
+
+        ``limit`` (calibration only) returns up to that many candidates instead of ``fetch_k``.
+
+        ``cypher/retrieve_boost.cypher`` (``retrieve_boost_index`` on 5.26): each tier's top
+        ``fetch_k`` (exact up to the planner's exact limit, else from U's over-fetched index top)
+        ∪ U's top ``fetch_k`` holds the boosted top ``fetch_k`` (a tier's boost is uniform).
+        """
+        if ranker not in RANKERS:
+            raise ConfigurationError(f"unknown ranker {ranker!r}; use one of {RANKERS}")
+        settings = self.settings
+        k = k or settings.top_k
+        threshold = settings.similarity_threshold if threshold is None else threshold
+        lambda_ = settings.mmr_lambda if mmr_lambda is None else mmr_lambda
+        with_embedding = ranker == "mmr"
+        fetch = max(fetch_k or (settings.mmr_fetch_k if ranker == "mmr" else k), k)
+        vector = [float(x) for x in np.asarray(query_vector, dtype=np.float64).ravel()]
+        tiers = list(compiled.tiers)
+        variables = ", ".join(t.list_variable for t in tiers)
+        replacements = {"[s0, s1] AS tiers": f"[{variables}] AS tiers"}
+        params: dict[str, Any] = {
+            **compiled.params,
+            "query_vector": vector,
+            "fetch_k": fetch,
+            "u_fetch_k": fetch,
+            "wide_k": fetch * _POSTFILTER_FIRST,
+            "exact_max": self.exact_max(),
+            "tier_weights": [float(t.weight) for t in tiers],
+            "tier_names": [t.name or t.list_variable for t in tiers],
+            "limit": fetch if limit is None else limit,
+            "with_embedding": with_embedding,
+        }
+        if self.server.supports_search_clause:
+            name = "retrieve_boost"
+            replacements["`chunk_embedding`"] = self.schema.q(settings.vector_index_name)
+        else:
+            name = "retrieve_boost_index"
+            params["index_name"] = settings.vector_index_name
+        query = render(
+            name, self.schema, selection_cypher=compiled.prelude, replacements=replacements
+        )
+        started = time.perf_counter()
+        rows = self._read(query, params)
+        timings = {"ranking": time.perf_counter() - started}
+        sizes = [int(x) for x in rows[0]["tier_sizes"]] if rows else []
+        tier_sizes = {(t.name or t.list_variable): n for t, n in zip(tiers, sizes, strict=False)}
+        names = params["tier_names"]
+        candidates = [
+            replace(_row_to_chunk(r, None), tiers=tuple(names[i] for i in r["member_of"]))
+            for r in rows
+        ]
+        if threshold is not None:
+            candidates = [c for c in candidates if c.cosine >= threshold]
+        relevance = [c.score + c.boost for c in candidates]
+        if ranker == "mmr" and candidates:
+            started = time.perf_counter()
+            matrix = np.array([c.embedding for c in candidates], dtype=np.float64)
+            order = mmr(np.asarray(vector), matrix, relevance, k, lambda_)
+            timings["mmr"] = time.perf_counter() - started
+        else:
+            order = sorted(range(len(candidates)), key=lambda i: (-relevance[i], candidates[i].id))
+            order = order[: max(k, limit or 0)]
+        return Ranking(
+            chunks=[candidates[i] for i in order],
+            path="boost",
+            ranker=ranker,
+            steering="auto",
+            selection_size=None,
+            cypher=query,
+            params=params,
+            timings=timings,
+            queries=[query],
+            tier_sizes=tier_sizes,
+        )

@@ -1,8 +1,14 @@
-"""Steering policy: semantics → ranker, top-k and prompt template (paper §3.3–3.4).
+"""Steering policy: semantics → ranker, top-k, prompt template and ``auto``'s tier boosts.
 
 A small table users can edit: rules are tried in order, the first whose conditions all hold
 wins. Defaults follow the paper: factoid questions rank by cosine, open questions by MMR (more
 diverse context), and relational questions get the template that foregrounds the triplets.
+
+The policy also holds the boosts of ``steering="auto"``'s graded tiers (:mod:`tiers`), per Table 2
+configuration with a default. A policy file is either the original JSON list of rules, or an
+object ``{"rules": [...], "tiers": {"default": {...}, "C2 entity": {...}}, "calibration": {...}}``
+(what ``guidedrag calibrate`` writes; ``calibration`` is a free-form record of how it was fitted).
+The built-in tier weights are a ``guidedrag calibrate`` run on MuSiQue (docs/steering.md).
 
 >>> policy = SteeringPolicy.default()
 >>> policy.decide(Semantics(question_type="open")).ranker
@@ -14,12 +20,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.planning import configuration_of
 from guidedrag_graph.semantics import QuestionType, Semantics
+from guidedrag_graph.tiers import TierWeights
 
 
 class SteeringRule(BaseModel):
@@ -31,7 +39,7 @@ class SteeringRule(BaseModel):
     complexity: Literal[1, 2] | None = None
     relational: bool | None = None
     ranker: Literal["cosine", "mmr"] = "cosine"
-    top_k: int | None = None
+    top_k: int | None = Field(None, ge=1)
     template: Literal["factoid", "open", "relational"] | None = None
 
     def matches(self, semantics: Semantics) -> bool:
@@ -40,6 +48,15 @@ class SteeringRule(BaseModel):
             and (self.complexity is None or self.complexity == semantics.complexity)
             and (self.relational is None or self.relational == semantics.relational)
         )
+
+
+def _brief(exc: Exception) -> str:
+    """One line per problem, ``where: what`` (pydantic's multi-line text does not fit a CLI)."""
+    if isinstance(exc, ValidationError):
+        return "; ".join(
+            f"{'.'.join(str(x) for x in e['loc']) or 'policy'}: {e['msg']}" for e in exc.errors()
+        )
+    return " ".join(str(exc).split())
 
 
 class SteeringDecision(BaseModel):
@@ -60,12 +77,29 @@ DEFAULT_RULES: tuple[SteeringRule, ...] = (
 )
 
 
-class SteeringPolicy(BaseModel):
-    """An ordered list of rules; the first match decides, else cosine + the question's template."""
+TierKey = Literal["default", "C1 entity", "C2 entity", "C1 relation", "C2 relation"]
 
-    model_config = ConfigDict(frozen=True)
+# Built-in boosts of ``auto``: the median over the folds of `guidedrag calibrate` on MuSiQue
+# (100 questions, 5 folds; docs/steering.md has the command and the held-out figures).
+DEFAULT_TIER_WEIGHTS = TierWeights(intersection=0.3, entity=0.1, relation=0.1, hop=0.05, near=0.05)
+
+
+def _default_tiers() -> dict[TierKey, TierWeights]:
+    return {"default": DEFAULT_TIER_WEIGHTS}
+
+
+class SteeringPolicy(BaseModel):
+    """An ordered list of rules; the first match decides, else cosine + the question's template.
+
+    ``tiers``: ``auto``'s boosts, keyed ``"default"`` or by a Table 2 configuration
+    (``"C1 entity"``, ``"C2 entity"``, ``"C1 relation"``, ``"C2 relation"``).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     rules: tuple[SteeringRule, ...] = DEFAULT_RULES
+    tiers: dict[TierKey, TierWeights] = Field(default_factory=lambda: _default_tiers())
+    calibration: dict[str, Any] | None = None
 
     @classmethod
     def default(cls) -> SteeringPolicy:
@@ -73,22 +107,47 @@ class SteeringPolicy(BaseModel):
 
     @classmethod
     def from_json(cls, text: str) -> SteeringPolicy:
-        """Rules as a JSON list of objects (the same fields as ``SteeringRule``)."""
+        """A JSON list of rules (the fields of ``SteeringRule``), or the object form."""
         try:
             data = json.loads(text)
-            return cls(rules=tuple(SteeringRule.model_validate(row) for row in data))
+            if isinstance(data, list):
+                return cls(rules=tuple(SteeringRule.model_validate(row) for row in data))
+            if not isinstance(data, dict):
+                raise TypeError(f"expected a list or an object, got {type(data).__name__}")
+            return cls.model_validate(data)
         except (json.JSONDecodeError, ValidationError, TypeError) as exc:
+            detail = _brief(exc)
             raise ConfigurationError(
-                f"steering policy is not a JSON list of rules ({exc}); example: "
-                '[{"question_type": "open", "ranker": "mmr", "top_k": 8}]'
+                f"steering policy is invalid ({detail}); expected a JSON list of rules such as "
+                '[{"question_type": "open", "ranker": "mmr", "top_k": 8}] or an object '
+                '{"rules": [...], "tiers": {"default": {"entity": 0.1, "near": 0.05}}}'
             ) from exc
 
     @classmethod
     def from_file(cls, path: str | Path) -> SteeringPolicy:
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigurationError(
+                f"cannot read steering policy {str(path)!r} ({exc.strerror}); "
+                "check the path given to --policy / GUIDEDRAG_STEERING_POLICY"
+            ) from exc
+        return cls.from_json(text)
 
     def to_json(self) -> str:
-        return json.dumps([rule.model_dump(exclude_none=True) for rule in self.rules], indent=2)
+        """The object form (round-trips through ``from_json``)."""
+        data: dict[str, Any] = {
+            "rules": [rule.model_dump(exclude_none=True) for rule in self.rules],
+            "tiers": {str(key): w.model_dump() for key, w in self.tiers.items()},
+        }
+        if self.calibration is not None:
+            data["calibration"] = self.calibration
+        return json.dumps(data, indent=2, ensure_ascii=False)
+
+    def tier_weights(self, semantics: Semantics | None) -> TierWeights:
+        """``auto``'s boosts for the question's Table 2 configuration (else the default)."""
+        config: TierKey = configuration_of(semantics or Semantics()).value
+        return self.tiers.get(config) or self.tiers.get("default") or DEFAULT_TIER_WEIGHTS
 
     def decide(self, semantics: Semantics | None) -> SteeringDecision:
         semantics = semantics or Semantics()

@@ -6,7 +6,15 @@ import sys
 
 import click
 
-from guidedrag_graph.cli import ask_cmd, eval_cmd, kb_cmd, neo4j_cmd, select_cmd, setup_cmd
+from guidedrag_graph.cli import (
+    ask_cmd,
+    calibrate_cmd,
+    eval_cmd,
+    kb_cmd,
+    neo4j_cmd,
+    select_cmd,
+    setup_cmd,
+)
 from guidedrag_graph.errors import GuidedRAGError
 
 
@@ -30,6 +38,7 @@ cli.add_command(eval_cmd.eval_command)
 cli.add_command(eval_cmd.eval_report)
 cli.add_command(select_cmd.select)
 cli.add_command(select_cmd.cypher)
+cli.add_command(calibrate_cmd.calibrate_command)
 
 
 def main() -> None:

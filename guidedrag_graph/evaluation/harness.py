@@ -36,6 +36,7 @@ from guidedrag_graph.evaluation.approaches import (
     approach_named,
     plan_selection,
 )
+from guidedrag_graph.evaluation.auto_rows import AutoPolicies, auto_row
 from guidedrag_graph.evaluation.metrics import all_gold_recall_at_k, hit_position
 from guidedrag_graph.evaluation.paraphrase import synthetic_paraphrases
 from guidedrag_graph.evaluation.records import EvalRun, Row, Tagging
@@ -52,6 +53,8 @@ DEFAULT_APPROACHES: tuple[str, ...] = (
     "graphrag*-soft",
     "graphrag*-near",
     "graphrag*-near-soft",
+    "guidedrag",
+    "guidedrag-calibrated",
 )
 TAGGERS: tuple[str, ...] = ("embedding", "fulltext", "hybrid", "llm")
 
@@ -303,6 +306,7 @@ def _run_set(
     opts: EvalOptions,
     progress: bool,
     on_row: Callable[[Row], None] | None,
+    policies: AutoPolicies,
 ) -> _SetRun:
     """Tag, then retrieve with every approach, for one question set on the KB now loaded."""
     rag = GuidedRAG(settings, driver=driver)
@@ -353,6 +357,9 @@ def _run_set(
         if opts.paraphrases and set_name == "answerable":
             jobs += [(q, p, i) for i, p in enumerate(q.paraphrases, start=1)]
 
+    if set_name == "answerable" and any(a.calibrated for a in approaches):
+        policies.ensure_calibrated(rag, list(questions), opts.k)
+
     rows: list[Row] = []
     bar = tqdm(
         total=len(jobs) * len(approaches),
@@ -363,6 +370,23 @@ def _run_set(
     try:
         for q, text, variant in jobs:
             for approach in approaches:
+                if approach.steering == "auto":
+                    row = auto_row(
+                        rag,
+                        set_name=set_name,
+                        question=q,
+                        text=text,
+                        variant=variant,
+                        approach=approach,
+                        policy=policies.policy(approach, q),
+                        k=opts.k,
+                        total_chunks=total_chunks,
+                    )
+                    rows.append(row)
+                    if on_row is not None:
+                        on_row(row)
+                    bar.update(1)
+                    continue
                 q_tags = tags.get(opts.tagger, {}).get(q.id, []) if approach.tagged else []
                 plan = plan_selection(
                     approach,
@@ -444,13 +468,14 @@ def run_evaluation(
         sets.append(("unanswerable", unanswerable, unanswered))
     results: dict[str, _SetRun] = {}
     prepare_s: dict[str, float] = {}
+    policies = AutoPolicies()
     for set_name, set_bundle, questions in sets:
         if prepare is not None:
             t0 = time.perf_counter()
             prepare(set_name, set_bundle)
             prepare_s[set_name] = round(time.perf_counter() - t0, 3)
         results[set_name] = _run_set(
-            settings, driver, set_name, questions, approaches, opts, progress, on_row
+            settings, driver, set_name, questions, approaches, opts, progress, on_row, policies
         )
 
     info = server_info(driver, settings.neo4j_database)
@@ -494,6 +519,8 @@ def run_evaluation(
         "prepare_s": prepare_s,  # (re)loading each set's KB, when the caller asked for it
         "duration_s": round(time.perf_counter() - started, 3),
     }
+    if policies.calibration is not None:
+        meta["calibration"] = policies.calibration.summary()
     return EvalRun(
         meta=meta,
         rows=[row for r in results.values() for row in r.rows],

@@ -1,0 +1,75 @@
+// Graded tiers on Neo4j 5.26 (db.index.vector.queryNodes; retrieve_boost.cypher uses SEARCH,
+// 2026.01+), steering "auto" / a boost(...) selection: rank EVERY chunk (U) by
+// (1 + cos) / 2 + the weight of the best tier the chunk belongs to, in one READ query, without an
+// exact scan of U. Because a tier's boost is uniform inside it, the top k of the boosted score
+// lies in (each tier's top k by cosine) ∪ (U's top k): so each tier is ranked exactly when it
+// holds at most $exact_max chunks (else its members are taken from U's over-fetched top
+// $wide_k, the index path), U's top $u_fetch_k comes from the vector index, and only those
+// candidates are re-scored. Tiers are listed weight-descending: the first that holds a chunk is
+// its best tier.
+// Columns: id, document_id, document_title, text, score ((1+cos)/2), cosine, in_selection (in
+// some tier), embedding, tier (name of the best tier or null), boost, tier_sizes (per tier),
+// member_of (indices of every tier holding the chunk; calibration reads it). $limit rows at most.
+// Replace $query_vector with a real query embedding (e.g. from `guidedrag retrieve --json`).
+:param sel_0_ids => ['euro'];
+:param sel_1_ids => ['euro'];
+:param sel_1_cap => 10000;
+:param query_vector => [x IN range(1, 384) | 0.05];
+:param index_name => 'chunk_embedding';
+:param fetch_k => 5;
+:param u_fetch_k => 5;
+:param wide_k => 50;
+:param exact_max => 500;
+:param tier_weights => [0.1, 0.05];
+:param tier_names => ['E', 'N'];
+:param limit => 5;
+:param with_embedding => false;
+// selection:begin
+CALL () {
+  MATCH (e:Entity) WHERE e.id IN $sel_0_ids
+  MATCH (c:Chunk)-[:MENTIONS]->(e)
+  RETURN collect(DISTINCT c) AS s0
+}
+CALL () {
+  MATCH (e:Entity) WHERE e.id IN $sel_1_ids
+  OPTIONAL MATCH (:Chunk)-[:MENTIONS]->(e)<-[:MENTIONS]-(:Chunk)-[:MENTIONS]->(e2:Entity)
+  WITH collect(DISTINCT e) + collect(DISTINCT e2) AS ents
+  UNWIND ents AS e
+  MATCH (c:Chunk)-[:MENTIONS]->(e)
+  RETURN collect(DISTINCT c) AS s1
+}
+// selection:end
+WITH [s0, s1] AS tiers
+CALL () {
+  CALL db.index.vector.queryNodes($index_name, $wide_k, $query_vector) YIELD node
+  RETURN collect(node) AS wide
+}
+CALL (tiers, wide) {
+  UNWIND range(0, size(tiers) - 1) AS i
+  WITH tiers[i] AS s, wide
+  CALL (s) {
+    UNWIND CASE WHEN size(s) <= $exact_max THEN s ELSE [] END AS c
+    WITH c ORDER BY vector.similarity.cosine(c.embedding, $query_vector) DESC, c.id
+    LIMIT $fetch_k
+    RETURN collect(c) AS exact_top
+  }
+  WITH CASE WHEN size(s) <= $exact_max THEN exact_top
+            ELSE [n IN wide WHERE n IN s][..$fetch_k] END AS top
+  RETURN reduce(acc = [], t IN collect(top) | acc + t) AS tier_tops
+}
+WITH tiers, [s IN tiers | size(s)] AS tier_sizes,
+     reduce(acc = [], n IN wide[..$u_fetch_k] + tier_tops |
+            CASE WHEN n IN acc THEN acc ELSE acc + n END) AS candidates
+UNWIND candidates AS c
+WITH c, tier_sizes, vector.similarity.cosine(c.embedding, $query_vector) AS score,
+     [i IN range(0, size(tiers) - 1) WHERE c IN tiers[i]] AS member_of
+WITH c, tier_sizes, score, member_of, head(member_of) AS best
+WITH c, tier_sizes, score, member_of, best, coalesce($tier_weights[best], 0.0) AS boost
+ORDER BY score + boost DESC, c.id
+LIMIT $limit
+OPTIONAL MATCH (c)-[:PART_OF]->(d:Document)
+RETURN c.id AS id, d.id AS document_id, d.title AS document_title, c.text AS text,
+       score, 2 * score - 1 AS cosine, best IS NOT NULL AS in_selection,
+       CASE WHEN $with_embedding THEN c.embedding END AS embedding,
+       $tier_names[best] AS tier, boost, tier_sizes, member_of
+ORDER BY score + boost DESC, id

@@ -1,0 +1,90 @@
+"""Eval rows for the ``auto`` approaches (``guidedrag``, ``guidedrag-calibrated``).
+
+``guidedrag`` is exactly what a user gets with no options: ``retrieve(question, semantics=...)``
+with ``steering="auto"``, the built-in policy (its ranker, its tier boosts) and the planner's path.
+``guidedrag-calibrated`` is the same call with the policy ``guidedrag calibrate`` fitted on the
+*other* folds, so no question is scored by weights fitted on it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from guidedrag_graph.calibration import Calibration, calibrate
+from guidedrag_graph.evaluation.metrics import all_gold_recall_at_k, hit_position
+from guidedrag_graph.evaluation.records import Row
+from guidedrag_graph.kb import Question
+from guidedrag_graph.pipeline import GuidedRAG
+from guidedrag_graph.planning import Approach, configuration_of
+from guidedrag_graph.steering import SteeringPolicy
+
+
+@dataclass
+class AutoPolicies:
+    """The policy each auto approach uses per question; the calibration once it has run."""
+
+    folds: int = 5
+    calibration: Calibration | None = None
+    default: SteeringPolicy = field(default_factory=SteeringPolicy.default)
+
+    def ensure_calibrated(self, rag: GuidedRAG, questions: list[Question], k: int) -> None:
+        if self.calibration is None:
+            self.calibration = calibrate(rag, questions, k=k, n_folds=self.folds, baseline=False)
+
+    def policy(self, approach: Approach, question: Question) -> SteeringPolicy:
+        if not approach.calibrated:
+            return self.default
+        if self.calibration is None:
+            raise RuntimeError("guidedrag-calibrated needs the answerable set calibrated first")
+        return self.calibration.per_question.get(question.id, self.calibration.policy)
+
+
+def auto_row(
+    rag: GuidedRAG,
+    *,
+    set_name: str,
+    question: Question,
+    text: str,
+    variant: int,
+    approach: Approach,
+    policy: SteeringPolicy,
+    k: int,
+    total_chunks: int,
+) -> Row:
+    """One retrieval as a user would run it (auto steering under ``policy``), as an eval row."""
+    saved = rag.policy
+    rag.policy = policy
+    start = time.perf_counter()
+    try:
+        result = rag.retrieve(text, semantics=question.semantics, k=k, steering="auto")
+    finally:
+        rag.policy = saved
+    latency = time.perf_counter() - start
+    ranked = [c.id for c in result.chunks]
+    answerable = set_name == "answerable"
+    tiers = list(result.tier_sizes)
+    gold = question.all_gold_chunk_ids or question.gold_chunk_ids
+    return Row(
+        set=set_name,
+        question_id=question.id,
+        variant=variant,
+        approach=approach.name,
+        configuration=str(configuration_of(question.semantics)),
+        cell="auto " + (">".join(tiers) if tiers else "U"),
+        selection=result.selection_text or "all()",
+        steering="auto",
+        entities=list(question.semantics.entities),
+        selection_size=0 if result.empty is not None else total_chunks,
+        empty=None if result.empty is None else f"{result.empty.kind}: {result.empty.term}",
+        ranked=ranked,
+        cosines=[round(float(c.cosine), 5) for c in result.chunks],
+        in_selection=[bool(c.in_selection) for c in result.chunks],
+        hit_position=hit_position(ranked, question.gold_chunk_ids, k) if answerable else None,
+        all_gold_recall=all_gold_recall_at_k(ranked, gold, k) if answerable else None,
+        latency_s=round(latency, 6),
+        timings={name: round(float(v), 6) for name, v in result.timings.items()},
+        note="; ".join(result.notes) or None,
+        gold_in_selection=bool(question.gold_chunk_ids) if answerable else None,
+        path=result.path,
+    )
