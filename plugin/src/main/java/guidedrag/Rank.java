@@ -9,7 +9,10 @@ import java.util.stream.Stream;
 
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Node;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.procedure.Context;
+import org.neo4j.storageengine.api.txstate.ReadableTransactionState;
 import org.neo4j.procedure.Description;
 import org.neo4j.procedure.Mode;
 import org.neo4j.procedure.Name;
@@ -35,6 +38,25 @@ public class Rank {
 
     @Context
     public GraphDatabaseService db;
+
+    @Context
+    public Transaction tx;
+
+    /**
+     * Whether this transaction has uncommitted data changes: then its own writes must be seen,
+     * so the cache is neither read nor filled. Unknown (internals not reachable) counts as yes.
+     */
+    private boolean transactionIsClean() {
+        try {
+            if (tx instanceof InternalTransaction internal) {
+                ReadableTransactionState state = internal.kernelTransaction().queryContext().getTransactionStateOrNull();
+                return state == null || !state.hasDataChanges();
+            }
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
+        return false;
+    }
 
     /** What {@code guidedrag.cacheInfo()} yields. */
     public static class CacheInfo {
@@ -103,7 +125,7 @@ public class Rank {
         }
         final double qNorm = Math.sqrt(qq);
         final boolean useCache = options == null || !Boolean.FALSE.equals(options.get("cache"));
-        final VectorCache cache = useCache ? VectorCache.of(db) : null;
+        final VectorCache cache = useCache && transactionIsClean() ? VectorCache.of(db) : null;
         final int limit = (int) Math.min(k, nodes.size());
         // Min-heap on score: the head is the weakest of the current top k.
         PriorityQueue<Hit> heap = new PriorityQueue<>(limit + 1, Comparator.comparingDouble(h -> h.score));
