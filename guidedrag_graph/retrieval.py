@@ -414,7 +414,7 @@ class Retriever:
         selection = selection or AllChunks(self.schema)
         with_embedding = ranker == "mmr"
         fetch = max(fetch_k or (settings.mmr_fetch_k if ranker == "mmr" else k), k)
-        vector = [float(x) for x in np.asarray(query_vector, dtype=np.float64).ravel()]
+        vector: list[float] = np.asarray(query_vector, dtype=np.float64).ravel().tolist()
         timings: dict[str, float] = {}
         queries: list[str] = []
         notes: list[str] = []
