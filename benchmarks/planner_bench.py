@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import socket
 import statistics
 import tempfile
@@ -37,7 +38,7 @@ from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
 from guidedrag_graph.db import server_info
 from guidedrag_graph.migrate import migrate
 from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
-from guidedrag_graph.runtime import LocalNeo4j
+from guidedrag_graph.runtime import LocalNeo4j, install_rank_plugin
 from guidedrag_graph.schema import PRESETS
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -116,6 +117,7 @@ def main() -> None:
     parser.add_argument("--password", default="guidedrag-bench-pw")
     parser.add_argument("--i-know-this-wipes-the-db", dest="wipe_ok", action="store_true")
     parser.add_argument("--out", type=Path, help="JSON results file (default: results/...)")
+    parser.add_argument("--no-plugin", action="store_true", help="without the rank plugin")
     args = parser.parse_args()
 
     server: LocalNeo4j | None = None
@@ -126,6 +128,11 @@ def main() -> None:
         uri = args.uri
     else:
         home = tempfile.TemporaryDirectory(prefix="guidedrag-bench-")
+        if not args.no_plugin:  # the guidedrag.rank plugin path is measured beside the others
+            install_rank_plugin(
+                Path(home.name),
+                Settings(_env_file=None).neo4j_cache_dir,  # type: ignore[call-arg]
+            )
         server = LocalNeo4j(
             Path(home.name),
             version=args.version,
@@ -156,6 +163,7 @@ def main() -> None:
         queries = rng.normal(size=(args.queries, args.dim)).astype(np.float32)
         queries /= np.linalg.norm(queries, axis=1, keepdims=True)
         paths = ["exact", "index"] + (["search_in"] if info.supports_search_in_filter else [])
+        paths += ["plugin"] if retriever.rank_plugin else []
         sizes = [s for s in (int(x) for x in args.sizes.split(",")) if s <= args.n]
         rows: list[dict[str, Any]] = []
         print(
@@ -215,8 +223,15 @@ def main() -> None:
         )
         crossovers: dict[str, int | None] = {}
         for path in paths[1:]:
+            if path == "plugin":
+                continue
             faster = [r["size"] for r in rows if r["exact"] <= r[path]]
             crossovers[path] = max(faster) if faster else None
+        plugin_crossovers: dict[str, int | None] = {}
+        if "plugin" in paths:  # the plugin is exact too: how far does it stay the fastest?
+            for path in (p for p in paths if p not in ("exact", "plugin")):
+                faster = [r["size"] for r in rows if r["plugin"] <= r[path]]
+                plugin_crossovers[path] = max(faster) if faster else None
         result = {
             "neo4j_version": info.version,
             "n": args.n,
@@ -229,6 +244,8 @@ def main() -> None:
             "scan_cosine_us_per_chunk": scan_slope * 1e6,
             "scan_cosine_fixed_ms": scan_intercept * 1e3,
             "exact_max_by_path": crossovers,
+            "plugin_max_by_path": plugin_crossovers,
+            "loadavg": os.getloadavg(),
         }
         print(
             f"\nexact cosine: {slope * 1e6:.2f} µs per selected chunk "
@@ -240,6 +257,9 @@ def main() -> None:
             print(
                 f"exact is at least as fast as {path} up to {size} chunks (largest size measured)"
             )
+        for path, size in plugin_crossovers.items():
+            print(f"the plugin is at least as fast as {path} up to {size} chunks")
+        print(f"load average {os.getloadavg()}")
         out = args.out or RESULTS / f"planner_{info.version}_{args.n}.json"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -98,6 +98,10 @@ class Settings(BaseSettings):
     planner_exact_max: int | None = Field(
         None, description="selections up to this size use exact cosine (None: measured default)"
     )
+    rank_plugin: Literal["auto", "off"] = Field(
+        "auto",
+        description="rank with the guidedrag.rank procedure when the server has it (auto) or never",
+    )
     entity_vector_index_name: str = "entity_name_embedding"
     tagger: Literal["embedding", "fulltext", "hybrid", "llm"] = "fulltext"
     tagger_min_cosine: float = Field(

@@ -7,6 +7,7 @@ Version-dependent features are decided here, once, so the rest of the code asks
 from __future__ import annotations
 
 import re
+import threading
 import weakref
 from dataclasses import dataclass
 from functools import cached_property
@@ -133,6 +134,44 @@ def server_info(driver: Driver, database: str | None = None) -> ServerInfo:
     )
     record = records[0]
     return ServerInfo(version=str(record["version"]), edition=str(record["edition"]))
+
+
+# (database, procedure) -> listed, per driver: installing a plugin needs a server restart, and a
+# driver is not expected to outlive the server it was opened on.
+_PROCEDURES: weakref.WeakKeyDictionary[Driver, dict[tuple[str | None, str], bool]] = (
+    weakref.WeakKeyDictionary()
+)
+_PROCEDURES_LOCK = threading.Lock()
+
+
+def procedure_available(driver: Driver, name: str, database: str | None = None) -> bool:
+    """Whether ``SHOW PROCEDURES`` lists ``name``; asked once per driver and database.
+
+    A server that refuses to list procedures (a restricted role) counts as not having it.
+    """
+    from neo4j.exceptions import Neo4jError
+
+    from guidedrag_graph.query_templates import executable
+    from guidedrag_graph.resources import cypher_template
+
+    key = (database, name)
+    with _PROCEDURES_LOCK:
+        known = _PROCEDURES.setdefault(driver, {})
+        if key in known:
+            return known[key]
+    try:
+        rows = read_query(
+            driver,
+            executable(cypher_template("procedure_listed")),
+            {"name": name},
+            database=database,
+        )
+        listed = bool(rows and rows[0]["listed"])
+    except Neo4jError:
+        listed = False
+    with _PROCEDURES_LOCK:
+        _PROCEDURES.setdefault(driver, {})[key] = listed
+    return listed
 
 
 def read_query(

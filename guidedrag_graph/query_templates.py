@@ -12,6 +12,7 @@ selected chunk once).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from guidedrag_graph.resources import cypher_template
 from guidedrag_graph.schema import SchemaMapping
@@ -60,9 +61,25 @@ def render(
     replacements: dict[str, str] | None = None,
 ) -> str:
     """The runnable query of template ``name``; ``selection_cypher`` is spliced in after renaming
-    the template (the selection compiler already speaks the schema's names)."""
+    the template (the selection compiler already speaks the schema's names).
+
+    Memoised: the result depends only on the arguments (templates are read once), and renaming
+    costs ~0.1–0.4 ms per call, paid on every question otherwise (profiled at 8 clients)."""
+    return _render(
+        name, schema, selection_cypher, prefix, tuple(sorted((replacements or {}).items()))
+    )
+
+
+@lru_cache(maxsize=1024)
+def _render(
+    name: str,
+    schema: SchemaMapping,
+    selection_cypher: str | None,
+    prefix: str,
+    replacements: tuple[tuple[str, str], ...],
+) -> str:
     text = cypher_template(name)
-    for token, value in (replacements or {}).items():
+    for token, value in replacements:
         text = text.replace(token, value)
     text = rename(text, schema)
     if selection_cypher is not None:

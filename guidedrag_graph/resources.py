@@ -30,6 +30,11 @@ def migrations_dir() -> Path:
     return _folder("migrations", "_migrations")
 
 
+def plugin_dir() -> Path:
+    """The rank plugin's Maven project (``plugin/``; ``_plugin`` inside the wheel)."""
+    return _folder("plugin", "_plugin")
+
+
 @cache
 def cypher_template(name: str) -> str:
     """The text of ``cypher/<name>.cypher`` (one source of truth for every query we run)."""

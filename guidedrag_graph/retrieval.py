@@ -8,7 +8,12 @@ Three physical paths, one result shape:
   2026.01+, ``db.index.vector.queryNodes`` on 5.26). For a selection it is used as a
   *post-filter*: over-fetch from U, keep the members, widen until k are found;
 * ``search_in`` — on 2026.06+, the selection's ids filter the index search itself
-  (``SEARCH ... WHERE c.id IN ...``), so a large selection costs one index search.
+  (``SEARCH ... WHERE c.id IN ...``), so a large selection costs one index search;
+* ``plugin`` — exact, like ``exact``, through the ``guidedrag.rank`` procedure (``plugin/``,
+  docs/plugin.md), which keeps the embeddings it has read in a float32 cache: about 1 µs per
+  selected chunk instead of ~45. Used whenever ``SHOW PROCEDURES`` lists it (asked once per
+  driver, ``db.procedure_available``; ``rank_plugin = "off"`` disables it), so servers without
+  it (Aura, plugins not allowed) keep the pure-Cypher paths.
 
 The planner picks by selection size and server version. Its crossover points were measured by
 ``benchmarks/planner_bench.py`` (see ``MEASURED_EXACT_MAX``) and can be overridden with
@@ -35,18 +40,19 @@ import numpy as np
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import ServerInfo, read_query, server_info
+from guidedrag_graph.db import ServerInfo, procedure_available, read_query, server_info
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.query_templates import render
 from guidedrag_graph.schema import SchemaMapping, schema_for, schema_from_settings
 
 log = logging.getLogger(__name__)
 
-Path = Literal["exact", "index", "search_in"]
+Path = Literal["exact", "index", "search_in", "plugin"]
 Ranker = Literal["cosine", "mmr"]
 Steering = Literal["hard", "soft", "auto"]
 STEERINGS: tuple[str, ...] = ("auto", "hard", "soft")
-PATHS: tuple[str, ...] = ("exact", "index", "search_in")
+PATHS: tuple[str, ...] = ("exact", "index", "search_in", "plugin")
+RANK_PROCEDURE = "guidedrag.rank"
 RANKERS: tuple[str, ...] = ("cosine", "mmr")
 
 # Largest selection ranked exactly, keyed by the index path the planner would use instead.
@@ -59,6 +65,11 @@ RANKERS: tuple[str, ...] = ("cosine", "mmr")
 # - 5.26.30 (10k chunks): exact 400 ms vs. index post-filter 476 ms at 1,000; 818 vs. 141 ms at
 #   3,000, where the post-filter's recall@5 drops to 0.69. Crossover between 1,000 and 3,000.
 MEASURED_EXACT_MAX: dict[str, int] = {"search_in": 500, "index": 1_000}
+# With the rank plugin, exact ranking costs ~1 µs per selected chunk once cached (0.8 µs at 10k
+# chunks vs. 45 µs for Cypher's cosine; benchmarks/plugin_bench.py, results/plugin_*.json): the
+# selection itself costs more than ranking it, so exact (recall 1.0) is the default far beyond
+# where filtered SEARCH loses recall (0.93 at 10% of the corpus).
+MEASURED_PLUGIN_EXACT_MAX = 200_000
 
 # Post-filter path: first over-fetch factor over U, and the widest fetch before exact fallback.
 _POSTFILTER_FIRST = 10
@@ -262,6 +273,7 @@ class Retriever:
         self.settings = settings
         self.schema = schema or schema_from_settings(settings)
         self._server: ServerInfo | None = None
+        self._rank_plugin: bool | None = None
 
     @property
     def server(self) -> ServerInfo:
@@ -269,11 +281,22 @@ class Retriever:
             self._server = server_info(self.driver, self.settings.neo4j_database)
         return self._server
 
+    @property
+    def rank_plugin(self) -> bool:
+        """The one gate for the ``plugin`` path: enabled in settings and listed by the server."""
+        if self._rank_plugin is None:
+            self._rank_plugin = self.settings.rank_plugin != "off" and procedure_available(
+                self.driver, RANK_PROCEDURE, self.settings.neo4j_database
+            )
+        return self._rank_plugin
+
     # ------------------------------------------------------------------ planner
     def exact_max(self) -> int:
         """Selections up to this size are ranked exactly; larger ones through the index."""
         if self.settings.planner_exact_max is not None:
             return self.settings.planner_exact_max
+        if self.rank_plugin:
+            return MEASURED_PLUGIN_EXACT_MAX
         key = "search_in" if self.server.supports_search_in_filter else "index"
         return MEASURED_EXACT_MAX[key]
 
@@ -282,7 +305,7 @@ class Retriever:
         if is_all:
             return "index"
         if selection_size is not None and selection_size <= self.exact_max():
-            return "exact"
+            return "plugin" if self.rank_plugin else "exact"
         if self.server.supports_search_in_filter:
             return "search_in"
         return "index"
@@ -343,6 +366,16 @@ class Retriever:
             query = render("retrieve_exact", self.schema, selection_cypher=selection.cypher)
             queries.append(query)
             return self._read(query, base), query, base
+        if path == "plugin":
+            if not self.rank_plugin:
+                raise ConfigurationError(
+                    f"path 'plugin' needs the {RANK_PROCEDURE} procedure on the server (see "
+                    f"docs/plugin.md; rank_plugin={self.settings.rank_plugin!r}); use 'exact'"
+                )
+            query = render("retrieve_plugin", self.schema, selection_cypher=selection.cypher)
+            queries.append(query)
+            params = {**base, "embedding_property": self.schema.chunk_embedding}
+            return self._read(query, params), query, params
         if path == "search_in":
             if not self.server.supports_search_in_filter:
                 raise ConfigurationError(
@@ -405,7 +438,7 @@ class Retriever:
         """Top ``k`` chunks for ``query_vector`` within ``selection`` (``None`` = U).
 
         ``selection_size`` skips the size query when the caller already knows it; ``path``
-        forces a physical path (``exact``/``index``/``search_in``) instead of the planner's.
+        forces a physical path (one of ``PATHS``) instead of the planner's.
         """
         if ranker not in RANKERS:
             raise ConfigurationError(f"unknown ranker {ranker!r}; use one of {RANKERS}")
@@ -431,7 +464,7 @@ class Retriever:
             )
         with_embedding = ranker == "mmr"
         fetch = max(fetch_k or (settings.mmr_fetch_k if ranker == "mmr" else k), k)
-        vector = [float(x) for x in np.asarray(query_vector, dtype=np.float64).ravel()]
+        vector: list[float] = np.asarray(query_vector, dtype=np.float64).ravel().tolist()
         timings: dict[str, float] = {}
         queries: list[str] = []
         notes: list[str] = []
@@ -447,7 +480,7 @@ class Retriever:
             queries.append(self.selection_query(selection))
         chosen = path or self.plan(size, selection.is_all)
         if selection.is_all and chosen != "index":
-            chosen = "exact" if chosen == "exact" else "index"
+            chosen = chosen if chosen in ("exact", "plugin") else "index"
 
         started = time.perf_counter()
         if steering == "hard" or selection.is_all:

@@ -19,7 +19,7 @@ from neo4j import Driver, GraphDatabase
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
 from guidedrag_graph.kb import Bundle, load_bundle, read_bundle, sample_kb_dir
 from guidedrag_graph.migrate import migrate
-from guidedrag_graph.runtime import LocalNeo4j
+from guidedrag_graph.runtime import LocalNeo4j, install_rank_plugin
 from guidedrag_graph.schema import PRESETS
 
 TEST_PASSWORD = "guidedrag-test-pw"
@@ -55,8 +55,12 @@ def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
         yield uri, password, os.environ.get("GUIDEDRAG_TEST_NEO4J_VERSION", "external")
         return
     version = os.environ.get("GUIDEDRAG_TEST_NEO4J_VERSION", DEFAULT_NEO4J_VERSION)
+    home = tmp_path_factory.mktemp("neo4j")
+    # The rank plugin (plugin/, built once with Maven and cached): retrieval tests run every
+    # ranking both through it and through pure Cypher (tests/test_retrieval.py).
+    install_rank_plugin(home, cache_dir())
     server = LocalNeo4j(
-        tmp_path_factory.mktemp("neo4j"),
+        home,
         version=version,
         cache_dir=cache_dir(),
         bolt_port=free_port(),

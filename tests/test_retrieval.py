@@ -1,4 +1,8 @@
-"""Retrieval inside Neo4j: the planner's paths agree, MMR diversifies, soft steering boosts."""
+"""Retrieval inside Neo4j: the planner's paths agree, MMR diversifies, soft steering boosts.
+
+Every test here runs twice: with the ``guidedrag.rank`` plugin (the session server has it) and
+with it switched off, so the planner takes the pure-Cypher paths a server without it would.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +13,35 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import server_info
+from guidedrag_graph.db import procedure_available, server_info
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.retrieval import AllChunks, ChunkIdSelection, Retriever, mmr
+from guidedrag_graph.retrieval import RANK_PROCEDURE, AllChunks, ChunkIdSelection, Retriever, mmr
 
 pytestmark = pytest.mark.neo4j
 
 DIM = 384
+
+
+@pytest.fixture(autouse=True, params=["plugin", "cypher"])
+def rank_mode(
+    request: pytest.FixtureRequest,
+    settings: Settings,
+    driver: Driver,
+    monkeypatch: pytest.MonkeyPatch,
+) -> str:
+    """Plugin present (it must be: the test server is started with it) or treated as absent."""
+    mode = str(request.param)
+    if mode == "plugin":
+        assert procedure_available(driver, RANK_PROCEDURE, settings.neo4j_database), (
+            "the test server lacks the guidedrag.rank plugin: start it after "
+            "`guidedrag neo4j install --home <its home>` (conftest and .ci/run do)"
+        )
+    monkeypatch.setattr(settings, "rank_plugin", "auto" if mode == "plugin" else "off")
+    return mode
+
+
+def exact_path(mode: str) -> str:
+    return "plugin" if mode == "plugin" else "exact"
 
 
 def unit(v: np.ndarray) -> np.ndarray:
@@ -51,7 +77,7 @@ def numpy_top(
 
 
 def test_three_paths_return_the_same_exact_top_k(
-    random_kb: tuple[Driver, dict[str, np.ndarray], np.ndarray], settings: Settings
+    random_kb: tuple[Driver, dict[str, np.ndarray], np.ndarray], settings: Settings, rank_mode: str
 ) -> None:
     """Quantization is off (migration V0003 on 2026.06+), so on a small graph every path is exact.
 
@@ -63,6 +89,11 @@ def test_three_paths_return_the_same_exact_top_k(
     selection = ChunkIdSelection(tuple(ids))
     expected = numpy_top(vectors, ids, query, 5)
     paths = ["exact", "index"]
+    if retriever.rank_plugin:
+        paths.append("plugin")
+    else:
+        with pytest.raises(ConfigurationError, match=r"guidedrag\.rank"):
+            retriever.rank(query, selection, k=5, path="plugin")
     if retriever.server.supports_search_in_filter:
         paths.append("search_in")
     else:
@@ -75,18 +106,18 @@ def test_three_paths_return_the_same_exact_top_k(
         assert ranking.selection_size == 30
         assert all(c.in_selection for c in ranking.chunks)
     # Both scores are reported and consistent: score = (1 + cos) / 2, cos matches numpy.
-    for chunk in results["exact"].chunks:
+    for chunk in results[exact_path(rank_mode)].chunks:
         assert chunk.score == pytest.approx((1 + chunk.cosine) / 2, abs=1e-6)
         assert chunk.cosine == pytest.approx(float(vectors[chunk.id] @ query), abs=1e-5)
         assert chunk.document_title == "Test document"
 
 
 def test_planner_follows_size_and_server(
-    random_kb: tuple[Driver, dict[str, np.ndarray], np.ndarray], settings: Settings
+    random_kb: tuple[Driver, dict[str, np.ndarray], np.ndarray], settings: Settings, rank_mode: str
 ) -> None:
     driver, _vectors, query = random_kb
     small = ChunkIdSelection(("c01", "c02", "c03"))
-    assert Retriever(driver, settings).rank(query, small, k=2).path == "exact"
+    assert Retriever(driver, settings).rank(query, small, k=2).path == exact_path(rank_mode)
     assert Retriever(driver, settings).rank(query, AllChunks(), k=2).path == "index"
     tight = settings.model_copy(update={"planner_exact_max": 2})
     retriever = Retriever(driver, tight)

@@ -103,7 +103,9 @@ _COMMON = [
     click.option("-k", "--top-k", "k", type=int, help="chunks to retrieve"),
     click.option("--ranker", type=click.Choice(["cosine", "mmr"])),
     click.option("--steering", type=click.Choice(["hard", "soft"])),
-    click.option("--path", type=click.Choice(["exact", "index", "search_in"]), help="force"),
+    click.option(
+        "--path", type=click.Choice(["exact", "index", "search_in", "plugin"]), help="force"
+    ),
     click.option("--threshold", type=float, help="minimum raw cosine"),
     click.option("--policy", type=click.Path(exists=True, dir_okay=False, path_type=Path)),
     click.option("--explain", is_flag=True, help="show the Cypher and per-stage timings"),

@@ -8,7 +8,8 @@ import click
 
 from guidedrag_graph.cli.common import load_settings
 from guidedrag_graph.config import Settings
-from guidedrag_graph.runtime import PINNED_VERSIONS, LocalNeo4j, install
+from guidedrag_graph.errors import Neo4jRuntimeError
+from guidedrag_graph.runtime import PINNED_VERSIONS, LocalNeo4j, install, install_rank_plugin
 
 
 def _server(
@@ -54,8 +55,15 @@ def neo4j() -> None:
 
 @neo4j.command("install")
 @_version
-def install_cmd(version: str | None) -> None:
-    """Download the server jars into the cache (reused when present)."""
+@_home
+@click.option(
+    "--rank-plugin/--no-rank-plugin",
+    default=True,
+    show_default=True,
+    help="build (or reuse) the guidedrag.rank plugin and put it into the server's plugins/",
+)
+def install_cmd(version: str | None, home: Path | None, rank_plugin: bool) -> None:
+    """Download the server jars into the cache (reused when present), and add the rank plugin."""
     settings = load_settings()
     version = version or settings.neo4j_version
     lib = install(version, settings.neo4j_cache_dir, quiet=False)
@@ -63,6 +71,16 @@ def install_cmd(version: str | None) -> None:
     click.echo(
         f"Neo4j {version}: {len(list(lib.glob('*.jar')))} jars, {size / 2**20:.0f} MiB in {lib}"
     )
+    if not rank_plugin:
+        return
+    server_home = home or settings.neo4j_home / version
+    try:
+        jar = install_rank_plugin(server_home, settings.neo4j_cache_dir)
+    except Neo4jRuntimeError as exc:
+        # Optional: without it retrieval ranks in pure Cypher, so say so and carry on.
+        click.echo(f"warning: rank plugin not installed ({exc})", err=True)
+        return
+    click.echo(f"rank plugin: {jar} (active from the next start)")
 
 
 @neo4j.command()

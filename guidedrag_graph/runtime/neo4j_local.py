@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from guidedrag_graph.errors import Neo4jRuntimeError
+from guidedrag_graph.runtime.plugins import plugin_conf_lines
 
 
 @dataclass(frozen=True)
@@ -301,6 +302,7 @@ class LocalNeo4j:
             f"server.directories.import={self.home / 'import'}",
             "db.tx_log.rotation.retention_policy=2 files",
             *self.line.extra_conf,
+            *plugin_conf_lines(self.home),  # extra jars in plugins/ (runtime/plugins.py)
         ]
         conf = conf_dir / "neo4j.conf"
         conf.write_text("\n".join(lines) + "\n")

@@ -1,0 +1,274 @@
+"""Guided retrieval throughput: questions per second at N client threads, plugin vs. pure Cypher.
+
+A synthetic KB (chunks with 384-d embeddings around cluster centres, documents, entities with
+Zipf-distributed mentions) is loaded into a dedicated Neo4j started with the ``guidedrag.rank``
+plugin. Each "question" is one guided retrieval without the embedding step (query vectors are
+precomputed, as the embedder is not what is measured): ``Selector.prepare("entity('E…')")``
+(name resolution) then ``Retriever.rank`` (selection size, then ranking by the planner's path).
+
+Runs, in one process and one server, for each mode (``plugin``; ``cypher`` = rank_plugin off):
+  * a warm-up pass over every question (fills the plugin's embedding cache);
+  * ``--seconds`` of ``--threads`` clients, one shared driver, reporting q/s and latency p50/p90;
+  * a single-thread cProfile of ``--profile`` questions: Python time per question, top functions.
+
+    python benchmarks/throughput_bench.py --n 50000 --threads 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import socket
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from neo4j import Driver, GraphDatabase
+
+from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
+from guidedrag_graph.db import server_info
+from guidedrag_graph.migrate import migrate
+from guidedrag_graph.retrieval import Retriever
+from guidedrag_graph.runtime import LocalNeo4j, install_rank_plugin
+from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.selection.selector import Selector
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def load(driver: Driver, args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
+    """Chunks, documents (``--per-doc`` chunks each), entities with Zipf mentions (3 per chunk)."""
+    rng = np.random.default_rng(args.seed)
+    centres = rng.normal(size=(args.clusters, args.dim))
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    which = rng.integers(0, args.clusters, size=args.n)
+    vectors = centres[which] + rng.normal(scale=0.8 / np.sqrt(args.dim), size=(args.n, args.dim))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    ranks = np.arange(1, args.entities + 1)
+    p = 1.0 / ranks**args.zipf
+    p /= p.sum()
+    mentions = rng.choice(args.entities, size=(args.n, 3), p=p)
+    driver.execute_query(
+        "UNWIND range(0, $m - 1) AS i CREATE (:Entity {id: 'e' + i, name: 'E' + i, "
+        "name_key: 'e' + i, type: 'THING'})",
+        m=args.entities,
+    )
+    batch = 1000
+    for start in range(0, args.n, batch):
+        rows = [
+            {
+                "id": f"c{i:07d}",
+                "doc": f"d{i // args.per_doc:05d}",
+                "embedding": vectors[i].tolist(),
+                "ents": [f"e{e}" for e in set(mentions[i].tolist())],
+            }
+            for i in range(start, min(args.n, start + batch))
+        ]
+        driver.execute_query(
+            "UNWIND $rows AS row "
+            "MERGE (d:Document {id: row.doc}) ON CREATE SET d.title = row.doc "
+            "CREATE (c:Chunk {id: row.id, text: 'text ' + row.id}) SET c.embedding = row.embedding "
+            "CREATE (c)-[:PART_OF]->(d) "
+            "WITH c, row UNWIND row.ents AS eid MATCH (e:Entity {id: eid}) "
+            "CREATE (c)-[:MENTIONS]->(e)",
+            rows=rows,
+        )
+    driver.execute_query("CALL db.awaitIndexes(3600)")
+    counts = np.bincount(mentions.ravel(), minlength=args.entities)
+    return vectors, counts
+
+
+def question_set(
+    vectors: np.ndarray, counts: np.ndarray, args: argparse.Namespace
+) -> list[tuple[str, list[float], int]]:
+    """(selection, query vector, expected size) over entities mentioned by 10–2,000 chunks."""
+    rng = np.random.default_rng(args.seed + 1)
+    eligible = [e for e in range(len(counts)) if 10 <= counts[e] <= args.max_selection]
+    picks = rng.choice(eligible, size=args.questions, replace=True)
+    out = []
+    for e in picks:
+        q = vectors[rng.integers(0, len(vectors))] + rng.normal(
+            scale=0.5 / np.sqrt(args.dim), size=args.dim
+        )
+        out.append((f"entity('E{e}')", (q / np.linalg.norm(q)).tolist(), int(counts[e])))
+    return out
+
+
+def one(selector: Selector, retriever: Retriever, sel: str, vector: list[float]) -> str:
+    prepared = selector.prepare(sel)
+    return retriever.rank(vector, prepared.compiled, k=5).path
+
+
+def measure(
+    driver: Driver,
+    settings: Settings,
+    questions: list[tuple[str, list[float], int]],
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    selector = Selector(driver, settings)
+    retriever = Retriever(driver, settings)
+    paths: dict[str, int] = {}
+    for sel, vec, _ in questions:  # warm-up (plans, page cache, the plugin's vector cache)
+        path = one(selector, retriever, sel, vec)
+        paths[path] = paths.get(path, 0) + 1
+    latencies: list[float] = []
+    lock = threading.Lock()
+    stop = time.monotonic() + args.seconds
+    done = [0]
+
+    def client(offset: int) -> None:
+        i = offset
+        mine: list[float] = []
+        while time.monotonic() < stop:
+            sel, vec, _ = questions[i % len(questions)]
+            started = time.perf_counter()
+            one(selector, retriever, sel, vec)
+            mine.append(time.perf_counter() - started)
+            i += args.threads
+        with lock:
+            latencies.extend(mine)
+            done[0] += len(mine)
+
+    cpu0 = os.times()
+    began = time.monotonic()
+    threads = [threading.Thread(target=client, args=(t,)) for t in range(args.threads)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.monotonic() - began
+    cpu1 = os.times()
+    py_cpu = (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)
+    load_avg = os.getloadavg()
+    latencies.sort()
+    # Single-thread profile: where Python spends its time per question.
+    prof = cProfile.Profile()
+    sample = questions[: args.profile]
+    started = time.perf_counter()
+    cpu_started = time.process_time()
+    prof.enable()
+    for sel, vec, _ in sample:
+        one(selector, retriever, sel, vec)
+    prof.disable()
+    single_wall = (time.perf_counter() - started) / len(sample)
+    single_cpu = (time.process_time() - cpu_started) / len(sample)
+    text = io.StringIO()
+    pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(12)
+    return {
+        "paths": paths,
+        "questions_done": done[0],
+        "qps": done[0] / wall,
+        "p50_ms": 1e3 * latencies[len(latencies) // 2],
+        "p90_ms": 1e3 * latencies[int(len(latencies) * 0.9)],
+        "python_cpu_ms_per_q": 1e3 * py_cpu / max(done[0], 1),
+        "single_thread_ms_per_q": 1e3 * single_wall,
+        "single_thread_python_cpu_ms_per_q_profiled": 1e3 * single_cpu,
+        "loadavg": load_avg,
+        "profile_top": text.getvalue(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=50_000)
+    parser.add_argument("--dim", type=int, default=384)
+    parser.add_argument("--clusters", type=int, default=200)
+    parser.add_argument("--per-doc", type=int, default=50)
+    parser.add_argument("--entities", type=int, default=5_000)
+    parser.add_argument("--zipf", type=float, default=1.1)
+    parser.add_argument("--max-selection", type=int, default=2_000)
+    parser.add_argument("--questions", type=int, default=200)
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--profile", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--version", default=DEFAULT_NEO4J_VERSION)
+    parser.add_argument("--modes", default="plugin,cypher")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    try:
+        import neo4j_rust_ext  # type: ignore[import-not-found]  # noqa: F401
+
+        rust = True
+    except ImportError:
+        rust = False
+    password = "guidedrag-bench-pw"
+    cache = Settings(_env_file=None).neo4j_cache_dir  # type: ignore[call-arg]
+    result: dict[str, Any] = {"n": args.n, "threads": args.threads, "rust_ext": rust}
+    with tempfile.TemporaryDirectory(prefix="guidedrag-throughput-") as home:
+        install_rank_plugin(Path(home), cache)
+        server = LocalNeo4j(
+            Path(home),
+            version=args.version,
+            cache_dir=cache,
+            bolt_port=free_port(),
+            http_port=free_port(),
+            password=password,
+            heap="1g",
+            pagecache="512m",
+        )
+        server.start()
+        settings = Settings(
+            _env_file=None,  # type: ignore[call-arg]
+            neo4j_uri=server.uri,
+            neo4j_password=password,
+            openai_api_key=None,
+        )
+        driver = GraphDatabase.driver(server.uri, auth=("neo4j", password))
+        try:
+            migrate(driver, settings, PRESETS["guidedrag"])
+            started = time.perf_counter()
+            vectors, counts = load(driver, args)
+            result["version"] = server_info(driver).version
+            print(
+                f"Neo4j {result['version']}: loaded {args.n} chunks in "
+                f"{time.perf_counter() - started:.0f}s; rust ext {rust}; "
+                f"load average {os.getloadavg()}",
+                flush=True,
+            )
+            questions = question_set(vectors, counts, args)
+            sizes = [s for _, _, s in questions]
+            result["selection_sizes"] = {
+                "median": statistics.median(sizes),
+                "min": min(sizes),
+                "max": max(sizes),
+            }
+            for mode in args.modes.split(","):
+                mode_settings = settings.model_copy(
+                    update={"rank_plugin": "auto" if mode == "plugin" else "off"}
+                )
+                row = measure(driver, mode_settings, questions, args)
+                result[mode] = row
+                print(
+                    f"{mode:>7}: {row['qps']:.1f} q/s at {args.threads} threads, p50 "
+                    f"{row['p50_ms']:.1f} ms, p90 {row['p90_ms']:.1f} ms, Python CPU "
+                    f"{row['python_cpu_ms_per_q']:.2f} ms/q, single-thread "
+                    f"{row['single_thread_ms_per_q']:.1f} ms/q, paths {row['paths']}, "
+                    f"load {' '.join(f'{x:.1f}' for x in row['loadavg'])}",
+                    flush=True,
+                )
+                print(row["profile_top"][:3000], flush=True)
+        finally:
+            driver.close()
+            server.stop()
+    out = args.out or RESULTS / f"throughput_{result['version']}_{args.n}_rust{int(rust)}.json"
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

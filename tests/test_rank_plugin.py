@@ -1,0 +1,177 @@
+"""The guidedrag.rank plugin (plugin/): same ranking as exact Cypher, a cache that follows writes,
+clear errors, and the extra-plugin-jar mechanism of managed servers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from neo4j import Driver
+from neo4j.exceptions import ClientError
+
+from guidedrag_graph.config import Settings
+from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
+from guidedrag_graph.runtime.plugins import (
+    add_plugin,
+    installed_plugins,
+    plugin_conf_lines,
+    remove_plugin,
+)
+
+DIM = 384
+
+
+def unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v)
+
+
+@pytest.mark.neo4j
+def test_plugin_ranks_exactly_like_cypher_on_the_sample_kb(
+    sample_db: Driver, settings: Settings
+) -> None:
+    """Every selection, every query, the whole ordering: scores equal to 1e-6 position by
+    position, and the same ids in the same order except where two scores are within 1e-6 (the
+    plugin's cache holds float32, so such near-ties may swap)."""
+    rows = sample_db.execute_query(
+        "MATCH (c:Chunk)-[:PART_OF]->(d:Document) RETURN c.id AS id, d.id AS doc, "
+        "c.embedding AS embedding ORDER BY id"
+    ).records
+    ids = [r["id"] for r in rows]
+    by_doc: dict[str, list[str]] = {}
+    for r in rows:
+        by_doc.setdefault(r["doc"], []).append(r["id"])
+    rng = np.random.default_rng(11)
+    vectors = np.array([r["embedding"] for r in rows])
+    queries = [unit(vectors[i] + rng.normal(scale=0.3 / np.sqrt(DIM), size=DIM)) for i in (0, 7)]
+    queries.append(unit(rng.normal(size=DIM)))
+    selections = [
+        tuple(ids),
+        tuple(ids[::3]),
+        *(tuple(members) for members in list(by_doc.values())[:3]),
+    ]
+    retriever = Retriever(sample_db, settings)
+    assert retriever.rank_plugin
+    compared = 0
+    for selection_ids in selections:
+        selection = ChunkIdSelection(selection_ids)
+        for query in queries:
+            fetch = len(selection_ids)  # the whole ordering, not just the top 5
+            plugin = retriever.rank(query, selection, k=fetch, path="plugin")
+            cypher = retriever.rank(query, selection, k=fetch, path="exact")
+            assert len(plugin.chunks) == len(cypher.chunks) == fetch
+            cypher_score = {c.id: c.score for c in cypher.chunks}
+            cypher_row = {c.id: c for c in cypher.chunks}
+            for a, b in zip(plugin.chunks, cypher.chunks, strict=True):
+                assert a.score == pytest.approx(b.score, abs=1e-6)
+                assert a.cosine == pytest.approx(b.cosine, abs=2e-6)
+                if a.id != b.id:  # only a near-tie may swap
+                    assert cypher_score[a.id] == pytest.approx(b.score, abs=1e-6)
+                same = cypher_row[a.id]
+                assert (a.document_id, a.text) == (same.document_id, same.text)
+                assert a.score == pytest.approx(same.score, abs=1e-6)
+            swapped = sum(a.id != b.id for a, b in zip(plugin.chunks, cypher.chunks, strict=True))
+            assert swapped <= 0.02 * fetch
+            top = min(5, fetch)
+            assert [c.id for c in plugin.chunks[:top]] == [c.id for c in cypher.chunks[:top]]
+            compared += len(plugin.chunks)
+    assert compared >= 3 * len(ids)
+
+
+def write(driver: Driver, vectors: dict[str, list[float]]) -> None:
+    driver.execute_query(
+        "UNWIND $rows AS row MERGE (c:Chunk {id: row.id}) SET c.text = row.id, "
+        "c.embedding = row.embedding",
+        rows=[{"id": k, "embedding": v} for k, v in vectors.items()],
+    )
+
+
+def plugin_top(driver: Driver, settings: Settings, query: np.ndarray, ids: tuple[str, ...]) -> list:
+    ranking = Retriever(driver, settings).rank(query, ChunkIdSelection(ids), k=3, path="plugin")
+    return [(c.id, round(c.score, 6)) for c in ranking.chunks]
+
+
+@pytest.mark.neo4j
+def test_plugin_cache_follows_commits(migrated_db: Driver, settings: Settings) -> None:
+    """Ranked once (cached), then changed, deleted, re-created: the ranking follows every commit."""
+    rng = np.random.default_rng(5)
+    vectors = {f"p{i}": unit(rng.normal(size=DIM)).tolist() for i in range(20)}
+    write(migrated_db, vectors)
+    ids = tuple(vectors)
+    query = unit(rng.normal(size=DIM))
+    before = plugin_top(migrated_db, settings, query, ids)
+    info = migrated_db.execute_query("CALL guidedrag.cacheInfo()").records[0]
+    assert info["entries"] >= len(ids) and 0 < info["bytes"] <= info["budget"]
+    assert "p7" not in [cid for cid, _ in before]
+    write(migrated_db, {"p7": query.tolist()})  # p7 becomes the query itself
+    after = plugin_top(migrated_db, settings, query, ids)
+    assert after[0] == ("p7", 1.0)
+    assert after[1:] == before[:2]
+    migrated_db.execute_query("MATCH (c:Chunk {id: 'p7'}) DETACH DELETE c")
+    assert plugin_top(migrated_db, settings, query, ids) == before
+    # A new node (which may reuse the deleted one's internal id) is read fresh.
+    write(migrated_db, {"p7": (-query).tolist()})
+    assert plugin_top(migrated_db, settings, query, ids) == before
+    # A rolled-back write leaves nothing behind either.
+    with migrated_db.session() as session, session.begin_transaction() as tx:
+        tx.run("MATCH (c:Chunk {id: 'p3'}) SET c.embedding = $q", q=query.tolist()).consume()
+        rows = tx.run(
+            "MATCH (c:Chunk) WITH collect(c) AS cs "
+            "CALL guidedrag.rank(cs, 'embedding', $q, 1) YIELD node RETURN node.id AS id",
+            q=query.tolist(),
+        ).data()
+        assert rows == [{"id": "p3"}]  # its own uncommitted write is seen
+        tx.rollback()
+    assert plugin_top(migrated_db, settings, query, ids) == before
+
+
+@pytest.mark.neo4j
+def test_plugin_keeps_ties_so_the_id_order_cuts_like_cypher(
+    migrated_db: Driver, settings: Settings
+) -> None:
+    rng = np.random.default_rng(9)
+    query = unit(rng.normal(size=DIM))
+    near = unit(query + 0.5 * unit(rng.normal(size=DIM))).tolist()
+    vectors = {f"t{i}": near for i in (5, 3, 9, 1)}  # four identical vectors tie for 1st
+    vectors |= {f"u{i}": unit(rng.normal(size=DIM)).tolist() for i in range(6)}
+    write(migrated_db, vectors)
+    retriever = Retriever(migrated_db, settings)
+    selection = ChunkIdSelection(tuple(vectors))
+    plugin = [c.id for c in retriever.rank(query, selection, k=2, path="plugin").chunks]
+    cypher = [c.id for c in retriever.rank(query, selection, k=2, path="exact").chunks]
+    assert plugin == cypher == ["t1", "t3"]
+
+
+@pytest.mark.neo4j
+def test_plugin_errors_name_the_problem(migrated_db: Driver) -> None:
+    migrated_db.execute_query("CREATE (:Chunk {id: 'x', embedding: 'not a vector'})")
+    with pytest.raises(ClientError, match="not a list of floats"):
+        migrated_db.execute_query(
+            "MATCH (c:Chunk) WITH collect(c) AS cs "
+            "CALL guidedrag.rank(cs, 'embedding', [1.0, 0.0], 1) YIELD node RETURN node"
+        )
+    migrated_db.execute_query("MATCH (c:Chunk {id: 'x'}) SET c.embedding = [1.0, 2.0, 3.0]")
+    with pytest.raises(ClientError, match="3 dimensions, the query vector 2"):
+        migrated_db.execute_query(
+            "MATCH (c:Chunk) WITH collect(c) AS cs "
+            "CALL guidedrag.rank(cs, 'embedding', [1.0, 0.0], 1) YIELD node RETURN node"
+        )
+
+
+def test_extra_plugin_jars_are_copied_recorded_and_configured(tmp_path: Path) -> None:
+    home = tmp_path / "server"
+    old = tmp_path / "tool-1.jar"
+    new = tmp_path / "tool-2.jar"
+    old.write_bytes(b"old")
+    new.write_bytes(b"new")
+    add_plugin(home, old, name="tool.jar", unrestricted=("tool.*",))
+    add_plugin(home, new, name="tool.jar", unrestricted=("tool.*",))  # replaces, never beside
+    add_plugin(home, new, name="other.jar")
+    assert sorted(p.name for p in (home / "plugins").glob("*.jar")) == ["other.jar", "tool.jar"]
+    assert (home / "plugins" / "tool.jar").read_bytes() == b"new"
+    assert plugin_conf_lines(home) == ["dbms.security.procedures.unrestricted=tool.*"]
+    assert remove_plugin(home, "tool.jar")
+    assert [p.name for p in installed_plugins(home)] == ["other.jar"]
+    assert plugin_conf_lines(home) == []
+    assert "tool.jar" not in json.loads((home / "plugins" / "guidedrag-plugins.json").read_text())
