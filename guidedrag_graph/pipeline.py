@@ -15,9 +15,11 @@ paper's precision result). Every stage is timed; the result carries the Cypher t
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from neo4j import Driver
 
 from guidedrag_graph.augmentation import AugmentedPrompt, Augmenter
@@ -210,12 +212,14 @@ class GuidedRAG:
         steering: str | None = None,
         path: str | None = None,
         threshold: float | None = None,
+        query_vector: Sequence[float] | None = None,
     ) -> RetrievalResult:
         """Rank chunks for ``question`` inside ``selection``.
 
         ``selection``: an expression, its DSL text, an already compiled selection, or ``None``
         (then the semantics' default selection, else every chunk). ``steering`` hard/soft
         (default from settings), ``ranker`` cosine/mmr and ``k`` default from the policy.
+        ``query_vector``: the question already embedded (then it is not embedded again).
         """
         timings: dict[str, float] = {}
         decision, ranker_name, top_k = self.decide(semantics, ranker, k)
@@ -259,7 +263,10 @@ class GuidedRAG:
         selection_text = None if compiled.is_all else (expr.to_text() if expr else "(compiled)")
 
         started = time.perf_counter()
-        vector = self.embedder.embed_queries([question])[0]
+        if query_vector is not None:
+            vector = np.asarray(query_vector, dtype=np.float32)
+        else:
+            vector = self.embedder.embed_queries([question])[0]
         timings["embedding"] = time.perf_counter() - started
 
         ranking = self.retriever.rank(
