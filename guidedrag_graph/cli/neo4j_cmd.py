@@ -9,6 +9,7 @@ import click
 from guidedrag_graph.cli.common import load_settings
 from guidedrag_graph.config import Settings
 from guidedrag_graph.runtime import PINNED_VERSIONS, LocalNeo4j, install
+from guidedrag_graph.runtime.neo4j_local import BROWSER_VERSION, install_browser
 
 
 def _server(
@@ -55,13 +56,18 @@ def neo4j() -> None:
 @neo4j.command("install")
 @_version
 def install_cmd(version: str | None) -> None:
-    """Download the server jars into the cache (reused when present)."""
+    """Download the server jars and Neo4j Browser into the cache (reused when present)."""
     settings = load_settings()
     version = version or settings.neo4j_version
     lib = install(version, settings.neo4j_cache_dir, quiet=False)
     size = sum(p.stat().st_size for p in lib.glob("*.jar"))
     click.echo(
         f"Neo4j {version}: {len(list(lib.glob('*.jar')))} jars, {size / 2**20:.0f} MiB in {lib}"
+    )
+    browser = install_browser(settings.neo4j_cache_dir)
+    click.echo(
+        f"Neo4j Browser {BROWSER_VERSION}: {browser} (added to each server's plugins/ at start; "
+        f"open http://127.0.0.1:<http-port>/browser/)"
     )
 
 
