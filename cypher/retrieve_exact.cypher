@@ -1,7 +1,10 @@
 // Exact cosine ranking inside a selection (the paper's hard steering): every selected chunk is
 // scored, so the result is exact and costs one dot product per selected chunk.
 // vector.similarity.cosine returns (1 + cos) / 2; the raw cosine is returned beside it.
-// Replace $query_vector with a real query embedding (e.g. from `guidedrag retrieve --json`).
+// `guidedrag cypher "<expr>" --question "..."` prints the :param lines (the question's vector,
+// the selection's ids) that make every retrieve_* template run on a real question.
+// Columns: id, document_id, document_title, text, score, cosine, in_selection, embedding (null
+// unless $with_embedding: MMR needs the vectors, Browser does not).
 :param sel_chunk_ids => ['c1', 'c2', 'c3'];
 :param query_vector => [x IN range(1, 384) | 0.05];
 :param fetch_k => 5;

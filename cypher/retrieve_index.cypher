@@ -1,5 +1,8 @@
 // Base RAG: the approximate vector index over every chunk (U), via the procedure that both the
 // 5.26 LTS and the 2026 line understand (2026 prefers retrieve_search.cypher's SEARCH clause).
+// `guidedrag cypher "<expr>" --question "..."` prints real :param values for this template.
+// Columns: id, document_id, document_title, text, score, cosine, in_selection, embedding (null
+// unless $with_embedding: MMR needs the vectors, Browser does not).
 :param index_name => 'chunk_embedding';
 :param query_vector => [x IN range(1, 384) | 0.05];
 :param fetch_k => 5;

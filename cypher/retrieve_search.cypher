@@ -1,4 +1,7 @@
 // Base RAG on Neo4j 2026.01+: the SEARCH clause over the chunk vector index (every chunk, U).
+// `guidedrag cypher "<expr>" --question "..."` prints real :param values for this template.
+// Columns: id, document_id, document_title, text, score, cosine, in_selection, embedding (null
+// unless $with_embedding: MMR needs the vectors, Browser does not).
 :param query_vector => [x IN range(1, 384) | 0.05];
 :param fetch_k => 5;
 :param with_embedding => false;

@@ -15,9 +15,11 @@ paper's precision result). Every stage is timed; the result carries the Cypher t
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from neo4j import Driver
 
 from guidedrag_graph.augmentation import AugmentedPrompt, Augmenter
@@ -216,6 +218,7 @@ class GuidedRAG:
         steering: str | None = None,
         path: str | None = None,
         threshold: float | None = None,
+        query_vector: Sequence[float] | None = None,
     ) -> RetrievalResult:
         """Rank chunks for ``question`` inside ``selection``.
 
@@ -225,6 +228,7 @@ class GuidedRAG:
         semantics (docs/steering.md; an explicit ``selection`` runs hard under ``auto``),
         ``hard`` ranks only inside the selection (the paper), ``soft`` boosts it over U.
         ``ranker`` cosine/mmr and ``k`` default from the policy.
+        ``query_vector``: the question already embedded (then it is not embedded again).
         """
         args = RetrieveArgs.check(
             k=k, ranker=ranker, steering=steering, path=path, threshold=threshold
@@ -234,7 +238,14 @@ class GuidedRAG:
         steer = args.steering or self.settings.steering
         if steer == "auto" and selection is None:
             return self._retrieve_auto(
-                question, semantics, decision, ranker_name, top_k, args.path, args.threshold
+                question,
+                semantics,
+                decision,
+                ranker_name,
+                top_k,
+                args.path,
+                args.threshold,
+                query_vector,
             )
         if steer == "auto":
             steer = "hard"
@@ -279,7 +290,7 @@ class GuidedRAG:
         selection_text = None if compiled.is_all else (expr.to_text() if expr else "(compiled)")
 
         started = time.perf_counter()
-        vector = self.embedder.embed_queries([question])[0]
+        vector = self._question_vector(question, query_vector)
         timings["embedding"] = time.perf_counter() - started
 
         ranking = self.retriever.rank(
@@ -316,6 +327,12 @@ class GuidedRAG:
             queries=ranking.queries,
         )
 
+    def _question_vector(self, question: str, given: Sequence[float] | None) -> np.ndarray:
+        """The caller's vector when it has one (neo4j-graphrag passes ``query_vector``)."""
+        if given is not None:
+            return np.asarray(given, dtype=np.float32)
+        return self.embedder.embed_queries([question])[0]
+
     def _retrieve_auto(
         self,
         question: str,
@@ -325,6 +342,7 @@ class GuidedRAG:
         k: int,
         path: str | None,
         threshold: float | None,
+        query_vector: Sequence[float] | None = None,
     ) -> RetrievalResult:
         """``auto``: graded tiers from the semantics; abstain only on names the KB lacks."""
         timings: dict[str, float] = {}
@@ -348,7 +366,7 @@ class GuidedRAG:
                 semantics=semantics,
             )
         started = time.perf_counter()
-        vector = self.embedder.embed_queries([question])[0]
+        vector = self._question_vector(question, query_vector)
         timings["embedding"] = time.perf_counter() - started
         notes: list[str] = []
         ranking: Ranking

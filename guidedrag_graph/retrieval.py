@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
@@ -70,6 +71,12 @@ MEASURED_EXACT_MAX: dict[str, int] = {"search_in": 500, "index": 1_000}
 # selection itself costs more than ranking it, so exact (recall 1.0) is the default far beyond
 # where filtered SEARCH loses recall (0.93 at 10% of the corpus).
 MEASURED_PLUGIN_EXACT_MAX = 200_000
+
+# Per driver: (database, index name) -> the chunk vector index declares the chunk id as a filter
+# property. Only a "yes" is kept, so an index fixed later (`kb adopt`, `migrate`) is seen at once.
+_SEARCH_IN_READY: weakref.WeakKeyDictionary[Any, set[tuple[str | None, str]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 # Post-filter path: first over-fetch factor over U, and the widest fetch before exact fallback.
 _POSTFILTER_FIRST = 10
@@ -274,6 +281,7 @@ class Retriever:
         self.schema = schema or schema_from_settings(settings)
         self._server: ServerInfo | None = None
         self._rank_plugin: bool | None = None
+        self._plan_notes: list[str] = []
 
     @property
     def server(self) -> ServerInfo:
@@ -306,9 +314,49 @@ class Retriever:
             return "index"
         if selection_size is not None and selection_size <= self.exact_max():
             return "plugin" if self.rank_plugin else "exact"
-        if self.server.supports_search_in_filter:
+        if self.server.supports_search_in_filter and self.search_in_ready():
             return "search_in"
         return "index"
+
+    def search_in_ready(self) -> bool:
+        """Does the chunk vector index declare the chunk id as a filter property (``WITH [c.id]``)?
+
+        A filtered ``SEARCH`` on an index made without it fails with ``PropertyNotFound ... not
+        an additional property`` (a user's own index, or one made before migration V0005). We ask
+        ``SHOW VECTOR INDEXES`` once per driver; when the property is missing the planner falls
+        back to the exact or index path and the ranking's notes say why.
+        """
+        key = (self.settings.neo4j_database, self.settings.vector_index_name)
+        ready = _SEARCH_IN_READY.setdefault(self.driver, set())
+        if key in ready:
+            return True
+        rows = self._read(render("vector_index_filters", self.schema), {"index_name": key[1]})
+        declared: set[str] = set()
+        labels: list[str] = []
+        for row in rows:
+            labels = [str(x) for x in row.get("labels") or []]
+            declared.update(str(p) for p in (row.get("properties") or [])[1:])
+            config = (row.get("options") or {}).get("indexConfig") or {}
+            declared.update(str(p) for p in config.get("vector.filterable_properties") or [])
+        if self.schema.chunk_id in declared and self.schema.chunk_label in labels:
+            ready.add(key)
+            return True
+        what = (
+            "does not exist"
+            if not rows
+            else (
+                f"does not declare {self.schema.chunk_label}.{self.schema.chunk_id} as a filter "
+                f"property (it has {sorted(declared) or 'none'})"
+            )
+        )
+        note = (
+            f"planner: the vector index {key[1]!r} {what}, so a filtered SEARCH cannot run; "
+            f"ranked through exact/index instead (recreate the index WITH "
+            f"[c.{self.schema.chunk_id}], e.g. `guidedrag migrate`, to enable search_in)"
+        )
+        if note not in self._plan_notes:
+            self._plan_notes.append(note)
+        return False
 
     # ------------------------------------------------------------------ queries
     def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -381,6 +429,14 @@ class Retriever:
                 raise ConfigurationError(
                     f"path 'search_in' needs Neo4j 2026.06+ (this server is "
                     f"{self.server.version}); use 'exact' or 'index'"
+                )
+            if not self.search_in_ready():
+                self._plan_notes.clear()
+                raise ConfigurationError(
+                    f"path 'search_in' needs the vector index "
+                    f"{self.settings.vector_index_name!r} to declare the chunk id as a filter "
+                    f"property: recreate it WITH [c.{self.schema.chunk_id}] (`guidedrag migrate`) "
+                    f"or use 'exact' or 'index'"
                 )
             query = render(
                 "retrieve_search_in",
@@ -479,6 +535,8 @@ class Retriever:
             timings["selection_size"] = time.perf_counter() - started
             queries.append(self.selection_query(selection))
         chosen = path or self.plan(size, selection.is_all)
+        notes.extend(self._plan_notes)  # e.g. why search_in was not chosen
+        self._plan_notes.clear()
         if selection.is_all and chosen != "index":
             chosen = chosen if chosen in ("exact", "plugin") else "index"
 

@@ -1,15 +1,21 @@
 # Shared by .ci/run and scripts/demo.sh (sourced, not run): the steps both take on a fresh machine.
 
 # Java runs Neo4j and Maven fetches its jars; install them from Debian's packages when missing.
+# --with-browser-test (CI): also headless Chromium and its driver, for tests/test_browser.py.
 ensure_system_tools() {
   local missing=()
   command -v mvn >/dev/null 2>&1 || missing+=(maven)
   command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
+  if [ "${1:-}" = "--with-browser-test" ]; then
+    command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+    command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+  fi
   ((${#missing[@]})) || return 0
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
   else
-    echo "please install: ${missing[*]} (Java 17 for Neo4j 5.26, Java 25 for 2026.x; Maven)"
+    echo "please install: ${missing[*]} (Java 17 for Neo4j 5.26, Java 25 for 2026.x; Maven;"
+    echo "  chromium and chromium-driver for the Browser test)"
     return 1
   fi
 }

@@ -10,10 +10,15 @@ import re
 from typing import Any
 
 import pytest
-from neo4j import Driver
+from click.testing import CliRunner
+from neo4j import Driver, Record
+from neo4j.graph import Node, Relationship
 
+from guidedrag_graph.cli import cli
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import server_info
+from guidedrag_graph.embeddings import Embedder
+from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.query_templates import executable, rename
 from guidedrag_graph.resources import cypher_template
 from guidedrag_graph.schema import PRESETS
@@ -35,7 +40,13 @@ TEMPLATES = [
     "tag_fulltext",
     "tag_resolve",
     "entity_name_embeddings",
+    "selection_chunks",
+    "filter_chunks",
+    "property_keys",
+    "vector_index_filters",
 ]
+RETRIEVE = ["retrieve_exact", "retrieve_index", "retrieve_search", "retrieve_search_in"]
+_COLUMNS = re.compile(r"^// Columns[^:]*:\s*([^(.\n]*)", re.M)
 NEEDS_SEARCH = {"retrieve_search", "retrieve_search_in"}
 
 
@@ -57,8 +68,14 @@ def test_template_runs_as_written(
     if name in NEEDS_SEARCH and not server_info(tiny_kb).supports_search_clause:
         pytest.skip("SEARCH needs Neo4j 2026.01+ (5.26 uses retrieve_index)")
     params = browser_params(tiny_kb, text)
-    records = tiny_kb.execute_query(executable(text), params).records
+    result = tiny_kb.execute_query(executable(text), params)
+    records = result.records
     assert isinstance(records, list)
+    documented = _COLUMNS.search(text)
+    if documented:
+        assert result.keys == [c.strip() for c in documented.group(1).split(",")], name
+    for record in records:
+        assert_no_raw_vectors(record, name)
     if name == "selection_size":
         assert records[0]["selection_size"] == 0  # the example ids are not in the tiny KB
     if name == "triplets":
@@ -68,6 +85,98 @@ def test_template_runs_as_written(
             ("Ada Lovelace", "BORN_IN", "London"),
             ("Ada Lovelace", "CHILD_OF", "Lord Byron"),
         }
+
+
+def assert_no_raw_vectors(record: Record, where: str) -> None:
+    """Browser shows ids, titles, text and scores: no node (with its embedding), no vector."""
+    for key, value in record.items():
+        assert not isinstance(value, (Node, Relationship)), (where, key)
+        is_vector = isinstance(value, list) and len(value) > 16
+        assert not (is_vector and all(isinstance(x, float) for x in value)), (where, key)
+
+
+@pytest.fixture
+def cli_env(
+    tiny_kb: Driver,  # noqa: F811
+    settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: object,
+) -> CliRunner:
+    monkeypatch.chdir(str(tmp_path))  # no .env from the checkout
+    monkeypatch.setenv("NEO4J_URI", settings.neo4j_uri)
+    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j_password.get_secret_value())
+    monkeypatch.setenv("NEO4J_DATABASE", settings.neo4j_database)
+    monkeypatch.setenv("GUIDEDRAG_SCHEMA_PRESET", "guidedrag")
+    return CliRunner()
+
+
+def script_params(driver: Driver, script: str) -> tuple[dict[str, Any], str]:
+    """A `guidedrag cypher` script as Browser runs it: its :param values, then its one query."""
+    params = browser_params(driver, script)
+    body = "\n".join(line for line in script.splitlines() if not line.startswith((":param", "//")))
+    return params, body.strip().rstrip(";")
+
+
+def test_cypher_question_script_ranks_like_guidedrag_and_feeds_every_retrieve_template(
+    cli_env: CliRunner,
+    tiny_kb: Driver,  # noqa: F811
+    settings: Settings,
+    embedder: Embedder,  # noqa: F811
+) -> None:
+    question = "Who was the father of Ada Lovelace?"
+    expression = "entity('Ada Lovelace') | entity('Lord Byron')"
+    out = cli_env.invoke(cli, ["cypher", expression, "--question", question, "-k", "3"])
+    assert out.exit_code == 0, out.output
+    assert ":param query_vector => [" in out.output
+    params, query = script_params(tiny_kb, out.output)
+    assert len(params["query_vector"]) == embedder.dimensions
+    assert params["with_embedding"] is False and params["fetch_k"] == 3
+    assert sorted(params["sel_chunk_ids"]) == ["ada-1", "ada-2", "byron-1"]
+
+    with GuidedRAG(settings, driver=tiny_kb, embedder=embedder) as rag:
+        guided = rag.retrieve(question, expression, k=3, path="exact", steering="hard")
+        base = rag.retrieve(question, k=3)
+    expected = [c.id for c in guided.chunks]
+    assert len(expected) == 3
+
+    rows = tiny_kb.execute_query(query, params).records
+    assert [r["id"] for r in rows] == expected  # the script as printed
+    for row in rows:
+        assert_no_raw_vectors(row, "cypher --question")
+        assert row["document_title"] and row["text"] and row["embedding"] is None
+
+    # Every shipped retrieve_* template, its own :param lines then the script's on top.
+    search = server_info(tiny_kb).supports_search_clause
+    for name in RETRIEVE:
+        if name in NEEDS_SEARCH and not search:
+            continue
+        text = cypher_template(name)
+        merged = {**browser_params(tiny_kb, text), **params}
+        ranked = [r["id"] for r in tiny_kb.execute_query(executable(text), merged).records]
+        want = (
+            [c.id for c in base.chunks]
+            if name in ("retrieve_index", "retrieve_search")
+            else (expected)
+        )
+        assert ranked == want, name
+
+
+def test_cypher_script_shows_ids_titles_and_text(
+    cli_env: CliRunner,
+    tiny_kb: Driver,  # noqa: F811
+) -> None:
+    out = cli_env.invoke(cli, ["cypher", "entity('Charles Babbage')"])
+    assert out.exit_code == 0, out.output
+    assert "RETURN c AS" not in out.output and "query_vector" not in out.output
+    params, query = script_params(tiny_kb, out.output)
+    rows = tiny_kb.execute_query(query, params).records
+    assert [(r["chunk_id"], r["document_title"]) for r in rows] == [
+        ("ada-2", "Ada Lovelace"),
+        ("babbage-1", "Charles Babbage"),
+        ("babbage-2", "Charles Babbage"),
+    ]
+    for row in rows:
+        assert_no_raw_vectors(row, "cypher")
 
 
 def test_rename_maps_the_default_schema_onto_neo4j_graphrag() -> None:

@@ -10,6 +10,7 @@ from guidedrag_graph.cli.common import load_settings
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import Neo4jRuntimeError
 from guidedrag_graph.runtime import PINNED_VERSIONS, LocalNeo4j, install, install_rank_plugin
+from guidedrag_graph.runtime.neo4j_local import BROWSER_VERSION, install_browser
 
 
 def _server(
@@ -63,13 +64,19 @@ def neo4j() -> None:
     help="build (or reuse) the guidedrag.rank plugin and put it into the server's plugins/",
 )
 def install_cmd(version: str | None, home: Path | None, rank_plugin: bool) -> None:
-    """Download the server jars into the cache (reused when present), and add the rank plugin."""
+    """Download the server jars and Neo4j Browser into the cache (reused when present), and
+    add the rank plugin."""
     settings = load_settings()
     version = version or settings.neo4j_version
     lib = install(version, settings.neo4j_cache_dir, quiet=False)
     size = sum(p.stat().st_size for p in lib.glob("*.jar"))
     click.echo(
         f"Neo4j {version}: {len(list(lib.glob('*.jar')))} jars, {size / 2**20:.0f} MiB in {lib}"
+    )
+    browser = install_browser(settings.neo4j_cache_dir)
+    click.echo(
+        f"Neo4j Browser {BROWSER_VERSION}: {browser} (added to each server's plugins/ at start; "
+        f"open http://127.0.0.1:<http-port>/browser/)"
     )
     if not rank_plugin:
         return

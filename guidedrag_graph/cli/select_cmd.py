@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import click
 
 from guidedrag_graph.cli.common import driver_for, echo_json, load_settings
+from guidedrag_graph.query_templates import render
+from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import Selector, parse
 from guidedrag_graph.selection.selector import PreparedSelection
 
@@ -31,8 +34,8 @@ def cypher_literal(value: Any) -> str:
     raise click.ClickException(f"cannot write {type(value).__name__} as a Cypher literal")
 
 
-def browser_script(prep: PreparedSelection, id_property: str) -> str:
-    """`:param` lines plus the query, ready to paste into Neo4j Browser."""
+def browser_script(prep: PreparedSelection, schema: SchemaMapping) -> str:
+    """`:param` lines plus the query (ids, titles, text; no vectors), to paste into Browser."""
     lines = [f"// selection: {prep.text}"]
     if prep.empty is not None:
         lines.append(f"// empty: {prep.empty.kind}: {prep.empty.message}")
@@ -40,8 +43,48 @@ def browser_script(prep: PreparedSelection, id_property: str) -> str:
         lines.append(f"// note: {warning.message}")
     for name, value in sorted(prep.compiled.params.items()):
         lines.append(f":param {name} => {cypher_literal(value)};")
-    lines.append(prep.compiled.cypher.rstrip())
-    lines.append(f"RETURN c.{id_property} AS chunk_id, c AS chunk;")
+    query = render("selection_chunks", schema, selection_cypher=prep.compiled.cypher)
+    lines.append(query.rstrip() + ";")
+    return "\n".join(lines)
+
+
+def question_script(
+    prep: PreparedSelection,
+    schema: SchemaMapping,
+    *,
+    question: str,
+    vector: Sequence[float],
+    chunk_ids: Sequence[str],
+    k: int,
+    index_name: str,
+) -> str:
+    """The ranking script for a question: exact cosine inside the selection (retrieve_exact).
+
+    Its `:param` lines also carry everything the shipped ``retrieve_*`` templates take (the
+    question's vector, ``fetch_k``, the index name, and ``sel_chunk_ids`` = the selection resolved
+    to ids), so each of those files runs on this question after these lines.
+    """
+    lines = [f"// selection: {prep.text}", f"// question: {' '.join(question.split())}"]
+    if prep.empty is not None:
+        lines.append(f"// empty: {prep.empty.kind}: {prep.empty.message}")
+    for warning in prep.warnings:
+        lines.append(f"// note: {warning.message}")
+    params: dict[str, Any] = dict(prep.compiled.params)
+    params.update(
+        {
+            "sel_chunk_ids": list(chunk_ids),
+            "fetch_k": k,
+            "with_embedding": False,
+            "index_name": index_name,
+        }
+    )
+    for name, value in sorted(params.items()):
+        lines.append(f":param {name} => {cypher_literal(value)};")
+    # 9 significant digits write a float32 exactly; the line stays ~12 characters a dimension.
+    floats = ", ".join(format(float(x), ".9g") for x in vector)
+    lines.append(f":param query_vector => [{floats}];")
+    query = render("retrieve_exact", schema, selection_cypher=prep.compiled.cypher)
+    lines.append(query.rstrip() + ";")
     return "\n".join(lines)
 
 
@@ -92,15 +135,47 @@ def select(expression: str, as_json: bool, max_ids: int) -> None:
 
 @click.command("cypher")
 @click.argument("expression")
-def cypher(expression: str) -> None:
+@click.option(
+    "--question",
+    default=None,
+    help="Also embed this question (configured embedder) and print the ranking query with its "
+    "query vector :param, so every retrieve_* template runs on it.",
+)
+@click.option(
+    "-k",
+    "--k",
+    "k",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Chunks to rank with --question (default GUIDEDRAG_TOP_K).",
+)
+def cypher(expression: str, question: str | None, k: int | None) -> None:
     """Print the Cypher of a selection as a Neo4j Browser script (:param lines + query).
 
     Names are resolved against the configured database first, so the script carries entity ids
-    and validated relation types.
+    and validated relation types. The query returns chunk ids, document titles and text; with
+    --question it ranks the selection by cosine to the question (scores, no vectors).
     """
     expr = parse(expression)
     settings = load_settings()
     with driver_for(settings) as driver:
         selector = Selector(driver, settings)
         prep = selector.prepare(expr)
-    click.echo(browser_script(prep, selector.schema.q(selector.schema.chunk_id)))
+        if question is None:
+            click.echo(browser_script(prep, selector.schema))
+            return
+        ids = selector.chunk_ids(prep)
+    from guidedrag_graph.embeddings import embedder_for
+
+    vector = embedder_for(settings).embed_queries([question])[0]
+    click.echo(
+        question_script(
+            prep,
+            selector.schema,
+            question=question,
+            vector=[float(x) for x in vector],
+            chunk_ids=ids,
+            k=k or settings.top_k,
+            index_name=settings.vector_index_name,
+        )
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -23,6 +24,8 @@ from pathlib import Path
 
 from guidedrag_graph.errors import Neo4jRuntimeError
 from guidedrag_graph.runtime.plugins import plugin_conf_lines
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,73 @@ def install(version: str, cache_dir: Path, *, quiet: bool = True) -> Path:
             shutil.rmtree(target)
         (work / "lib").rename(target)
     return target
+
+
+# Neo4j Browser: the Community server serves /browser/ from any jar on its class path holding
+# the `browser/` static files. Maven-assembled homes lack it (404), so we add the client jar.
+BROWSER_ARTIFACT = "org.neo4j.client:neo4j-browser"
+BROWSER_VERSION = "5.24.0"
+
+
+def browser_jar(cache_dir: Path, version: str = BROWSER_VERSION) -> Path:
+    return cache_dir / "neo4j-browser" / version / f"neo4j-browser-{version}.jar"
+
+
+def install_browser(cache_dir: Path, version: str = BROWSER_VERSION) -> Path:
+    """Download the Neo4j Browser jar from Maven Central into the cache (reused when present).
+
+    Written to a temporary name and renamed, so an interrupted download is never taken for a jar.
+    """
+    target = browser_jar(cache_dir, version)
+    if target.is_file():
+        return target
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise Neo4jRuntimeError("Maven (mvn) is not on PATH: install it (apt-get install maven)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
+        proc = subprocess.run(
+            [
+                mvn,
+                "-B",
+                "-q",
+                "dependency:copy",
+                f"-Dartifact={BROWSER_ARTIFACT}:{version}",
+                f"-DoutputDirectory={tmp}",
+            ],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        jar = Path(tmp) / target.name
+        if proc.returncode != 0 or not jar.is_file():
+            raise Neo4jRuntimeError(
+                f"downloading Neo4j Browser {version} ({BROWSER_ARTIFACT}) from Maven Central "
+                f"failed (exit {proc.returncode}): {(proc.stdout + proc.stderr).strip()[-300:]}"
+            )
+        jar.rename(target)
+    return target
+
+
+def add_browser(plugins_dir: Path, cache_dir: Path) -> Path | None:
+    """Put the Browser jar into a server's ``plugins/`` (on its class path); None if unavailable.
+
+    Best effort: a server without Browser still serves Bolt, so a failed download only warns.
+    """
+    try:
+        jar = install_browser(cache_dir)
+    except Neo4jRuntimeError as exc:
+        log.warning("Neo4j Browser not added: %s", exc)
+        return None
+    plugins_dir.mkdir(parents=True, exist_ok=True)
+    for old in plugins_dir.glob("neo4j-browser-*.jar"):
+        if old.name != jar.name:
+            old.unlink()
+    placed = plugins_dir / jar.name
+    if not placed.is_file() or placed.stat().st_size != jar.stat().st_size:
+        shutil.copyfile(jar, placed)
+    return placed
 
 
 def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
@@ -351,6 +421,7 @@ class LocalNeo4j:
         java = find_java(self.line.java_major)
         lib = install(self.version, self.cache_dir)
         conf_dir = self._write_conf()
+        add_browser(self.home / "plugins", self.cache_dir)  # http://127.0.0.1:<http>/browser/
         self._set_initial_password(java, lib, conf_dir)
         cmd = [
             str(java),
