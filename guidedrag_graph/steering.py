@@ -85,7 +85,14 @@ class SteeringPolicy(BaseModel):
 
     @classmethod
     def from_file(cls, path: str | Path) -> SteeringPolicy:
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigurationError(
+                f"{path}: not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset "
+                f"{exc.start}): save the policy file as UTF-8"
+            ) from exc
+        return cls.from_json(text)
 
     def to_json(self) -> str:
         return json.dumps([rule.model_dump(exclude_none=True) for rule in self.rules], indent=2)
