@@ -6,6 +6,7 @@ to the session's real Neo4j.
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
@@ -89,6 +90,17 @@ def test_wrong_password(tmp_path: Path, settings: Settings) -> None:
     assert "NEO4J_PASSWORD" in line and "not-the-password" not in line
 
 
+def test_default_password_warns_once(tmp_path: Path, settings: Settings) -> None:
+    # NEO4J_PASSWORD unset: the public default is tried (and refused by the test server).
+    result = run_cli(["select", "all()"], {"NEO4J_URI": settings.neo4j_uri}, cwd=tmp_path)
+    error_line(result)
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1, result.stderr
+    assert "NEO4J_PASSWORD is the public default" in warnings[0]
+    quiet = run_cli(["select", "all()"], _env(settings, NEO4J_DATABASE="nope"), cwd=tmp_path)
+    assert "warning:" not in quiet.stderr
+
+
 def _env(settings: Settings, **extra: str) -> dict[str, str]:
     return {
         "NEO4J_URI": settings.neo4j_uri,
@@ -149,3 +161,26 @@ def test_argument_that_is_not_utf8(tmp_path: Path) -> None:
 def test_unknown_command_is_one_line(tmp_path: Path) -> None:
     line = error_line(run_cli(["nosuchcommand"], cwd=tmp_path))
     assert "nosuchcommand" in line and "guidedrag --help" in line
+
+
+# --- notifications: off in every driver the package creates -----------------------------------
+
+
+def test_new_driver_turns_server_notifications_off(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    from neo4j import GraphDatabase
+
+    from guidedrag_graph.db import new_driver
+
+    auth = (settings.neo4j_username, settings.neo4j_password.get_secret_value())
+    query = "MATCH (n:NoSuchLabelAnywhere) RETURN n"  # the server warns: unknown label
+    with caplog.at_level(logging.INFO, logger="neo4j"):
+        with GraphDatabase.driver(settings.neo4j_uri, auth=auth) as plain:
+            plain.execute_query(query)
+        assert "notification" in caplog.text.lower()  # what users saw before
+        caplog.clear()
+        with new_driver(settings.neo4j_uri, auth) as ours:
+            summary = ours.execute_query(query).summary
+        assert "notification" not in caplog.text.lower()
+    assert not summary.summary_notifications

@@ -321,16 +321,20 @@ class LocalNeo4j:
         """Run ``neo4j-admin dbms set-initial-password`` on a home without a system database.
 
         The password travels in a Java argument file (``java @file``, mode 0600, deleted at
-        once), never on the command line, where ``ps`` would show it to every local user.
+        once), never on the command line, where ``ps`` would show it to every local user. The
+        tool itself (``AdminTool``) runs in that JVM: the ``Neo4jAdminCommand`` launcher would
+        start a second JVM with the password back on its command line.
         """
         if (self.home / "data" / "databases" / "system").exists():
             return
         env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(conf_dir)}
         args = [
             "-cp",
-            f"{lib}/*",
+            f"{conf_dir}/*:{lib}/*",
+            *_COMMON_JVM_FLAGS,
+            *self.line.extra_jvm_flags,
             f"-Dbasedir={self.home}",
-            "org.neo4j.server.startup.Neo4jAdminCommand",
+            "org.neo4j.cli.AdminTool",
             "dbms",
             "set-initial-password",
             self.password,
