@@ -8,11 +8,16 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from guidedrag_graph.errors import ConfigurationError
+
 DEFAULT_NEO4J_VERSION = "2026.08.1"
+# Public (it is in this file), so `connect` warns whenever it is in use.
+DEFAULT_NEO4J_PASSWORD = "guidedrag-local"
 
 
 def _default_cache_dir() -> Path:
@@ -28,6 +33,8 @@ class Settings(BaseSettings):
         env_file_encoding="utf-8",
         extra="ignore",
         populate_by_name=True,
+        # NaN passes every range check silently (all comparisons are false): refuse it.
+        allow_inf_nan=False,
     )
 
     # --- Neo4j connection (Neo4j's own variable names) ---
@@ -38,7 +45,7 @@ class Settings(BaseSettings):
         "neo4j", validation_alias=AliasChoices("NEO4J_USERNAME", "neo4j_username")
     )
     neo4j_password: SecretStr = Field(
-        SecretStr("guidedrag-local"),
+        SecretStr(DEFAULT_NEO4J_PASSWORD),
         validation_alias=AliasChoices("NEO4J_PASSWORD", "neo4j_password"),
     )
     neo4j_database: str = Field(
@@ -136,14 +143,112 @@ class Settings(BaseSettings):
         return self.openai_api_key is not None or self.openai_base_url is not None
 
     def masked(self) -> dict[str, Any]:
-        """The effective settings as plain data, secrets shown as ``****`` + last 2 chars."""
+        """The effective settings as plain data: secrets as ``****``, URIs without user:password.
+
+        Nothing of a secret is shown (not even its last characters: they narrow a guess), and
+        URIs lose any ``user:password@`` so the output can be pasted into an issue.
+        """
         out: dict[str, Any] = {}
         for name in type(self).model_fields:
             value = getattr(self, name)
             if isinstance(value, SecretStr):
-                secret = value.get_secret_value()
-                value = "****" + secret[-2:] if len(secret) > 6 else "****"
+                value = "****" if value.get_secret_value() else ""
             elif isinstance(value, Path):
                 value = str(value)
+            elif isinstance(value, str) and name in _URI_FIELDS:
+                value = redact_uri(value)
             out[name] = value
         return out
+
+
+_URI_FIELDS = frozenset({"neo4j_uri", "openai_base_url"})
+
+
+def redact_uri(uri: str) -> str:
+    """``uri`` without its userinfo (``bolt://user:pw@host`` -> ``bolt://****@host``).
+
+    Used for every URI the library prints, in settings output and in error messages alike.
+    A string that does not parse as a URI is returned with anything up to an ``@`` masked.
+    """
+    try:
+        parts = urlsplit(uri)
+    except ValueError:
+        return "****@" + uri.rsplit("@", 1)[1] if "@" in uri else uri
+    if "@" not in parts.netloc:
+        return uri
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc="****@" + host))
+
+
+def env_name(field: str) -> str:
+    """The variable a user sets for ``field``: its alias (``NEO4J_URI``) or ``GUIDEDRAG_*``."""
+    info = Settings.model_fields.get(field)
+    alias = info.validation_alias if info is not None else None
+    if isinstance(alias, AliasChoices):
+        first = alias.choices[0]
+        if isinstance(first, str):
+            return first
+    return "GUIDEDRAG_" + field.upper()
+
+
+def _requirement(error: Any) -> str:
+    """A pydantic error as what the value must be, in the words of the setting's docs."""
+    kind = error.get("type", "")
+    ctx = error.get("ctx") or {}
+    bounds = {
+        "greater_than_equal": ("≥", "ge"),
+        "greater_than": (">", "gt"),
+        "less_than_equal": ("≤", "le"),
+        "less_than": ("<", "lt"),
+    }
+    if kind in bounds:
+        sign, key = bounds[kind]
+        return f"must be {sign} {ctx.get(key)}"
+    if kind in ("int_parsing", "int_type", "int_from_float"):
+        return "must be a whole number"
+    if kind in ("float_parsing", "float_type"):
+        return "must be a number"
+    if kind == "finite_number":
+        return "must be a finite number (not nan or inf)"
+    if kind in ("bool_parsing", "bool_type"):
+        return "must be true or false"
+    if kind == "literal_error":
+        return f"must be {ctx.get('expected', 'one of the documented values')}"
+    return str(error.get("msg", "is not accepted"))
+
+
+def describe_settings_error(exc: ValidationError) -> str:
+    """One line per bad setting, named as the user sets it: ``GUIDEDRAG_TOP_K=-3 is invalid``."""
+    parts = []
+    for error in exc.errors():
+        loc = error.get("loc") or ("?",)
+        name = str(loc[0])
+        var = name if name.isupper() else env_name(name)
+        value = error.get("input")
+        shown = value if isinstance(value, (str, int, float)) else "(value)"
+        if isinstance(shown, str) and len(shown) > 60:
+            shown = shown[:57] + "..."
+        parts.append(f"{var}={shown} is invalid: {_requirement(error)}{_default_of(name)}")
+    return (
+        "; ".join(parts)
+        + " (fix it in the environment or .env; `guidedrag config` shows the effective settings)"
+    )
+
+
+def _default_of(field: str) -> str:
+    info = Settings.model_fields.get(field)
+    if info is None or info.default_factory is not None or isinstance(info.default, SecretStr):
+        return ""
+    if info.default is None:
+        return "; unset it to leave it off"
+    if isinstance(info.default, (str, int, float)):
+        return f"; unset it for the default {info.default!r}"
+    return ""
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """``Settings(**overrides)``, with a bad value reported as a one-line ConfigurationError."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise ConfigurationError(describe_settings_error(exc)) from exc

@@ -6,18 +6,28 @@ Version-dependent features are decided here, once, so the rest of the code asks
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import weakref
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
+from urllib.parse import urlsplit
 
 from neo4j import Driver, GraphDatabase, Query, RoutingControl
-from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable
+from neo4j.exceptions import (
+    AuthError,
+    ClientError,
+    DriverError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
 
-from guidedrag_graph.config import Settings
-from guidedrag_graph.errors import DatabaseUnavailableError, QueryTimeoutError
+from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, redact_uri
+from guidedrag_graph.errors import ConfigurationError, DatabaseUnavailableError, QueryTimeoutError
+from guidedrag_graph.resources import cypher_template
 
 # Every query we send carries a transaction timeout, so a runaway query (a huge selection, a hub
 # expansion) is stopped by the server itself, not only abandoned by the client (issue 10, D1).
@@ -50,29 +60,123 @@ def escape_identifier(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def connect(settings: Settings) -> Driver:
-    """A verified driver, or an error that says where we tried to connect and how to fix it."""
-    driver = GraphDatabase.driver(
-        settings.neo4j_uri,
-        auth=(settings.neo4j_username, settings.neo4j_password.get_secret_value()),
-        connection_timeout=5,
-    )
+# Schemes of the Bolt driver. The driver also takes http(s):// (its preview Query API client),
+# which needs aiohttp and cannot run our transactions: refused up front with the fix.
+BOLT_SCHEMES = frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"})
+
+_log = logging.getLogger(__name__)
+_warned_default_password = False
+
+
+def check_uri(uri: str) -> str:
+    """``uri`` if the Bolt driver can use it, else a ConfigurationError that says what to set."""
+    shown = redact_uri(uri)
     try:
-        driver.verify_connectivity()
+        parts = urlsplit(uri)
+    except ValueError as exc:
+        raise ConfigurationError(
+            f"NEO4J_URI={shown} is not a URI: set it like bolt://127.0.0.1:7687"
+        ) from exc
+    scheme = parts.scheme.lower()
+    if scheme not in BOLT_SCHEMES:
+        what = f"uses {scheme}://" if scheme else "has no scheme"
+        raise ConfigurationError(
+            f"NEO4J_URI={shown} {what}: use bolt:// or neo4j:// (e.g. bolt://127.0.0.1:7687; "
+            f"Neo4j's HTTP port 7474 is not the Bolt port)"
+        )
+    if "@" in parts.netloc:
+        raise ConfigurationError(
+            f"NEO4J_URI={shown} carries a user name or password: remove it from the URI and "
+            f"set NEO4J_USERNAME / NEO4J_PASSWORD instead"
+        )
+    return uri
+
+
+def new_driver(uri: str, auth: tuple[str, str], **config: Any) -> Driver:
+    """Every driver the package creates: server notifications off.
+
+    Notifications (unknown labels on an empty KB, deprecations, cartesian products) are advice
+    for people writing queries in Browser; ours are generated, and the driver would log each
+    one as a multi-line warning in the middle of a command's output.
+    """
+    config.setdefault("notifications_min_severity", "OFF")
+    return GraphDatabase.driver(uri, auth=auth, **config)
+
+
+def _warn_default_password(settings: Settings) -> None:
+    global _warned_default_password
+    if _warned_default_password:
+        return
+    if settings.neo4j_password.get_secret_value() == DEFAULT_NEO4J_PASSWORD:
+        _warned_default_password = True
+        _log.warning(
+            "NEO4J_PASSWORD is the public default %r: set your own (export NEO4J_PASSWORD=...) "
+            "before a server holds data that matters or listens beyond 127.0.0.1",
+            DEFAULT_NEO4J_PASSWORD,
+        )
+
+
+def connect(settings: Settings) -> Driver:
+    """A driver proven to reach the configured database, or an error that says how to fix it.
+
+    The first query (``connection_check``) runs on ``settings.neo4j_database``, so a bad URI,
+    bad credentials or a database that does not exist fail here, named, before any work starts.
+    """
+    uri = check_uri(settings.neo4j_uri)
+    shown = redact_uri(uri)
+    _warn_default_password(settings)
+    try:
+        driver = new_driver(
+            uri,
+            (settings.neo4j_username, settings.neo4j_password.get_secret_value()),
+            connection_timeout=5,
+        )
+    except (ValueError, DriverError) as exc:
+        raise ConfigurationError(
+            f"NEO4J_URI={shown} is not usable ({exc.__class__.__name__}): set it like "
+            f"bolt://127.0.0.1:7687"
+        ) from exc
+    try:
+        driver.execute_query(
+            cypher_template("connection_check"),
+            database_=settings.neo4j_database,
+            routing_=RoutingControl.READ,
+        )
     except AuthError as exc:
         driver.close()
         raise DatabaseUnavailableError(
-            f"Neo4j at {settings.neo4j_uri} refused user {settings.neo4j_username!r}: "
+            f"Neo4j at {shown} refused user {settings.neo4j_username!r}: "
             f"check NEO4J_USERNAME / NEO4J_PASSWORD"
         ) from exc
-    except (ServiceUnavailable, OSError, ValueError) as exc:
+    except ClientError as exc:
+        if exc.code != "Neo.ClientError.Database.DatabaseNotFound":
+            driver.close()
+            raise
+        names = _database_names(driver)
+        driver.close()
+        listed = ", ".join(names) if names else "nothing this user may read"
+        raise ConfigurationError(
+            f"database {settings.neo4j_database!r} does not exist on {shown}; SHOW DATABASES "
+            f"lists {listed}: set NEO4J_DATABASE to one of them"
+        ) from exc
+    except (ServiceUnavailable, SessionExpired, OSError, ValueError, DriverError) as exc:
         driver.close()
         raise DatabaseUnavailableError(
-            f"cannot reach Neo4j at {settings.neo4j_uri} ({exc.__class__.__name__}): start it "
+            f"cannot reach Neo4j at {shown} ({exc.__class__.__name__}): start it "
             f"with `guidedrag neo4j start` or set NEO4J_URI to a running server"
         ) from exc
     set_query_timeout(driver, settings.query_timeout)
     return driver
+
+
+def _database_names(driver: Driver) -> list[str]:
+    try:
+        records, _, _ = driver.execute_query(
+            cypher_template("show_databases"), database_="system", routing_=RoutingControl.READ
+        )
+    except (Neo4jError, DriverError):
+        return []
+    return [str(record["name"]) for record in records]
 
 
 _VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")

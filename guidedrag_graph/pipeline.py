@@ -330,8 +330,9 @@ class GuidedRAG:
     def _question_vector(self, question: str, given: Sequence[float] | None) -> np.ndarray:
         """The caller's vector when it has one (neo4j-graphrag passes ``query_vector``)."""
         if given is not None:
-            return np.asarray(given, dtype=np.float32)
-        return self.embedder.embed_queries([question])[0]
+            return np.asarray(given, dtype=np.float32).ravel()
+        vectors: np.ndarray = self.embedder.embed_queries([question])
+        return np.asarray(vectors[0])
 
     def _retrieve_auto(
         self,

@@ -127,6 +127,11 @@ class SteeringPolicy(BaseModel):
     def from_file(cls, path: str | Path) -> SteeringPolicy:
         try:
             text = Path(path).read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigurationError(
+                f"{path}: not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset "
+                f"{exc.start}): save the policy file as UTF-8"
+            ) from exc
         except OSError as exc:
             raise ConfigurationError(
                 f"cannot read steering policy {str(path)!r} ({exc.strerror}); "

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from guidedrag_graph.cli import cli
-from guidedrag_graph.config import Settings
+from guidedrag_graph.config import Settings, env_name, load_settings, redact_uri
+from guidedrag_graph.errors import ConfigurationError
 
 
 def test_env_beats_dotenv_beats_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -44,8 +46,75 @@ def test_config_command_masks_secrets(monkeypatch: pytest.MonkeyPatch, tmp_path:
     assert result.exit_code == 0, result.output
     assert "super-secret-password" not in result.output
     assert "sk-verysecretkey42" not in result.output
-    assert "****42" in result.output
+    # Fully masked: not even the last characters (they narrow a guess).
+    lines = dict(line.split(None, 1) for line in result.output.splitlines() if line.strip())
+    assert lines["neo4j_password"].strip() == "****"
+    assert lines["openai_api_key"].strip() == "****"
     assert "neo4j_uri" in result.output
+
+
+def test_config_strips_credentials_from_uris(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NEO4J_URI", "neo4j+s://admin:uri-password@db.example.com:7687")
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://user:token-in-url@llm.example.com/v1")
+    result = CliRunner().invoke(cli, ["config", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "uri-password" not in result.output and "token-in-url" not in result.output
+    assert "admin" not in result.output and "user:" not in result.output
+    data = json.loads(result.output)
+    assert data["neo4j_uri"] == "neo4j+s://****@db.example.com:7687"
+    assert data["openai_base_url"] == "https://****@llm.example.com/v1"
+
+
+@pytest.mark.parametrize(
+    ("uri", "shown"),
+    [
+        ("bolt://127.0.0.1:7687", "bolt://127.0.0.1:7687"),
+        ("bolt://u:p@h:1", "bolt://****@h:1"),
+        ("bolt://only-user@h", "bolt://****@h"),
+        ("https://a:b@c@host/path?q=1", "https://****@host/path?q=1"),
+        ("http://[::1]:7474", "http://[::1]:7474"),
+        ("not a uri at all", "not a uri at all"),
+    ],
+)
+def test_redact_uri(uri: str, shown: str) -> None:
+    assert redact_uri(uri) == shown
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "expected"),
+    [
+        (
+            "GUIDEDRAG_TOP_K",
+            "-3",
+            "GUIDEDRAG_TOP_K=-3 is invalid: must be ≥ 1; unset it for the default 5",
+        ),
+        ("GUIDEDRAG_HOP_CAP", "abc", "GUIDEDRAG_HOP_CAP=abc is invalid: must be a whole number"),
+        ("GUIDEDRAG_MMR_LAMBDA", "2", "GUIDEDRAG_MMR_LAMBDA=2 is invalid: must be ≤ 1"),
+        ("GUIDEDRAG_SIMILARITY_THRESHOLD", "nan", "must be a finite number (not nan or inf)"),
+        ("NEO4J_URI", "", None),  # a string: any text passes here; connect() checks the scheme
+    ],
+)
+def test_load_settings_names_the_variable(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, expected: str | None
+) -> None:
+    monkeypatch.setenv(variable, value)
+    if expected is None:
+        load_settings(_env_file=None)
+        return
+    with pytest.raises(ConfigurationError) as info:
+        load_settings(_env_file=None)
+    message = str(info.value)
+    assert expected in message
+    assert "\n" not in message
+
+
+def test_alias_fields_are_named_as_users_set_them() -> None:
+    assert env_name("neo4j_uri") == "NEO4J_URI"
+    assert env_name("openai_api_key") == "OPENAI_API_KEY"
+    assert env_name("top_k") == "GUIDEDRAG_TOP_K"
 
 
 def test_relation_mode_setting_reaches_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -112,3 +113,49 @@ def test_server_that_dies_at_start_points_at_its_log(tmp_path: Path) -> None:
         server.start()
     assert not server.status().running
     assert "7zz" in server.log_file.read_text()
+
+
+@pytest.mark.parametrize(
+    "arg",
+    ["pa ss\"wo'rd", "back\\slash\\", "tab\there", "new\nline", "@not-a-file", "#x", "ünïcødé"],
+)
+def test_java_argfile_quoting_round_trips(tmp_path: Path, arg: str) -> None:
+    """The initial password reaches neo4j-admin through `java @argfile` byte for byte."""
+    from guidedrag_graph.runtime.neo4j_local import java_argfile_quote
+
+    version = os.environ.get("GUIDEDRAG_TEST_NEO4J_VERSION", DEFAULT_NEO4J_VERSION)
+    java = find_java(server_line(version).java_major)
+    source = tmp_path / "Echo.java"
+    source.write_text(
+        "public class Echo { public static void main(String[] a) throws Exception {"
+        ' System.out.write(String.join("\\u0000", a).getBytes("UTF-8"));'
+        " System.out.flush(); } }"
+    )
+    argfile = tmp_path / "args"
+    argfile.write_text(
+        "\n".join(java_argfile_quote(a) for a in (str(source), arg, "after")) + "\n",
+        encoding="utf-8",
+    )
+    out = subprocess.run(
+        [str(java), "-Dfile.encoding=UTF-8", f"@{argfile}"], capture_output=True, check=True
+    ).stdout
+    assert out.decode("utf-8").split("\0") == [arg, "after"]
+
+
+def test_compose_ports_follow_the_settings() -> None:
+    """docker/compose.yaml publishes the ports the settings (and `neo4j start`) use."""
+    import re
+
+    from guidedrag_graph.config import Settings
+    from tests.conftest import REPO_ROOT
+
+    text = (REPO_ROOT / "docker" / "compose.yaml").read_text()
+    defaults = Settings.model_fields
+    for var, field, inner in (
+        ("GUIDEDRAG_NEO4J_BOLT_PORT", "neo4j_bolt_port", 7687),
+        ("GUIDEDRAG_NEO4J_HTTP_PORT", "neo4j_http_port", 7474),
+    ):
+        match = re.search(rf'"127\.0\.0\.1:\$\{{{var}:-(\d+)\}}:{inner}"', text)
+        assert match, var
+        assert int(match.group(1)) == defaults[field].default
+    assert '-p "' not in text and "-p '" not in text  # no password on a command line

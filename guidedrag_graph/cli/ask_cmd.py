@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
+from guidedrag_graph.cli.common import (
+    COSINE,
+    TOP_K,
+    driver_for,
+    echo_json,
+    load_settings,
+    schema_of,
+)
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.semantics import Semantics
@@ -100,13 +107,13 @@ _COMMON = [
     click.option("--type", "question_type", type=click.Choice(["factoid", "open"])),
     click.option("--auto-semantics", is_flag=True, help="tag the question's entities"),
     click.option("--tagger", type=click.Choice(["embedding", "fulltext", "hybrid", "llm"])),
-    click.option("-k", "--top-k", "k", type=int, help="chunks to retrieve"),
+    click.option("-k", "--top-k", "k", type=TOP_K, help="chunks to retrieve (≥ 1)"),
     click.option("--ranker", type=click.Choice(["cosine", "mmr"])),
     click.option("--steering", type=click.Choice(["hard", "soft"])),
     click.option(
         "--path", type=click.Choice(["exact", "index", "search_in", "plugin"]), help="force"
     ),
-    click.option("--threshold", type=float, help="minimum raw cosine"),
+    click.option("--threshold", type=COSINE, help="minimum raw cosine (-1 to 1)"),
     click.option("--policy", type=click.Path(exists=True, dir_okay=False, path_type=Path)),
     click.option("--explain", is_flag=True, help="show the Cypher and per-stage timings"),
     click.option("--json", "as_json", is_flag=True, help="print the result as JSON"),
@@ -230,7 +237,7 @@ def _gold_rank(result: RetrievalResult, gold: Sequence[str]) -> str:
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="bundle whose questions.jsonl to use (default: the sample KB)",
 )
-@click.option("-k", "--top-k", "k", default=5, show_default=True, type=int)
+@click.option("-k", "--top-k", "k", default=5, show_default=True, type=TOP_K)
 @click.option("--limit", type=int, help="tally only the first N questions (default: all)")
 def demo(count: int, bundle: Path | None, k: int, limit: int | None) -> None:
     """Base RAG next to GuidedRAG on sample questions (no LLM needed).

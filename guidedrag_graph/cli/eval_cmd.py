@@ -172,6 +172,7 @@ def eval_command(
             unanswerable_label=unanswerable_dir.name if unanswerable_dir else "",
             prepare=prepare,
             progress=not no_progress,
+            log=lambda line: click.echo(line, err=True),
         )
     run.meta["wall_s"] = round(time.perf_counter() - started, 3)
     run.meta["notes"] = list(notes)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import click
 
 from guidedrag_graph.cli.common import load_settings
-from guidedrag_graph.config import Settings
+from guidedrag_graph.config import Settings, redact_uri
 from guidedrag_graph.errors import Neo4jRuntimeError
 from guidedrag_graph.runtime import PINNED_VERSIONS, LocalNeo4j, install, install_rank_plugin
-from guidedrag_graph.runtime.neo4j_local import BROWSER_VERSION, install_browser
+from guidedrag_graph.runtime.neo4j_local import BROWSER_VERSION, install_browser, port_in_use
 
 
 def _server(
@@ -125,15 +126,61 @@ def stop(version: str | None, home: Path | None) -> None:
 @neo4j.command()
 @_version
 @_home
-def status(version: str | None, home: Path | None) -> None:
-    """Say whether the managed server runs, with its version and ports."""
-    server = _server(load_settings(), version, home, None, None)
+@_bolt
+@_http
+def status(
+    version: str | None, home: Path | None, bolt_port: int | None, http_port: int | None
+) -> None:
+    """Say whether the managed server runs, with its version and ports.
+
+    The ports are the settings' (GUIDEDRAG_NEO4J_BOLT_PORT / _HTTP_PORT, or the flags): a
+    server of this home on other ports, or another server on these, is reported as such.
+    Exit status 0 when the server of this home runs, 1 otherwise.
+    """
+    settings = load_settings()
+    server = _server(settings, version, home, bolt_port, http_port)
     st = server.status()
     if st.running:
         click.echo(
             f"running: Neo4j {st.version}, pid {st.pid}, bolt {st.uri}, "
             f"http http://127.0.0.1:{st.http_port}, home {st.home}"
         )
-    else:
-        click.echo(f"not running (home {st.home})")
-        raise SystemExit(1)
+        for note in _port_notes(settings, server, st.bolt_port, st.http_port):
+            click.echo(f"note: {note}")
+        return
+    click.echo(f"not running (home {st.home})")
+    if port_in_use(server.bolt_port):
+        click.echo(
+            f"note: something else listens on bolt port {server.bolt_port} (the configured "
+            f"port): another server (other --home or --version, or Docker) runs there"
+        )
+    raise SystemExit(1)
+
+
+def _port_notes(
+    settings: Settings, server: LocalNeo4j, bolt: int | None, http: int | None
+) -> list[str]:
+    """Where the settings and the running server disagree, and what to set."""
+    notes = []
+    if bolt is not None and bolt != server.bolt_port:
+        notes.append(
+            f"the settings say bolt port {server.bolt_port} but this server listens on {bolt}: "
+            f"set GUIDEDRAG_NEO4J_BOLT_PORT={bolt} (or restart it on {server.bolt_port})"
+        )
+    if http is not None and http != server.http_port:
+        notes.append(
+            f"the settings say http port {server.http_port} but this server listens on {http}: "
+            f"set GUIDEDRAG_NEO4J_HTTP_PORT={http}"
+        )
+    uri = urlsplit(settings.neo4j_uri)
+    try:
+        uri_port = uri.port
+    except ValueError:
+        uri_port = None
+    local = uri.hostname in ("127.0.0.1", "localhost", "::1")
+    if bolt is not None and local and uri_port is not None and uri_port != bolt:
+        notes.append(
+            f"NEO4J_URI={redact_uri(settings.neo4j_uri)} points at port {uri_port}, not at this "
+            f"server: set NEO4J_URI=bolt://127.0.0.1:{bolt}"
+        )
+    return notes

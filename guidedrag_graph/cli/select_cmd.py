@@ -91,7 +91,13 @@ def question_script(
 @click.command("select")
 @click.argument("expression")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option("--max-ids", default=100, show_default=True, help="Chunk ids to print at most.")
+@click.option(
+    "--max-ids",
+    default=100,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Chunk ids to print at most.",
+)
 def select(expression: str, as_json: bool, max_ids: int) -> None:
     """Size of every sub-expression (like EXPLAIN ANALYZE) and the selected chunk ids.
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 import click
 
 from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
-from guidedrag_graph.migrate import migrate as run_migrations
-from guidedrag_graph.migrate import status as migration_status
 
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="print as JSON")
 def config(as_json: bool) -> None:
-    """Print the effective settings (env over .env over defaults), secrets masked."""
+    """Print the effective settings (env over .env over defaults), secrets masked.
+
+    Secrets print as ``****`` and URIs without ``user:password@``, so the output can be pasted
+    into an issue.
+    """
     settings = load_settings()
     values = settings.masked()
     if as_json:
@@ -27,6 +29,9 @@ def config(as_json: bool) -> None:
 @click.option("--status", "show_status", is_flag=True, help="list migrations and their state")
 def migrate(show_status: bool) -> None:
     """Apply pending migrations in order (idempotent), or show their state."""
+    from guidedrag_graph.migrate import migrate as run_migrations
+    from guidedrag_graph.migrate import status as migration_status
+
     settings = load_settings()
     with driver_for(settings) as driver:
         if show_status:

@@ -307,8 +307,10 @@ def _run_set(
     progress: bool,
     on_row: Callable[[Row], None] | None,
     policies: AutoPolicies,
+    log: Callable[[str], None] | None = None,
 ) -> _SetRun:
     """Tag, then retrieve with every approach, for one question set on the KB now loaded."""
+    say = log or (lambda _message: None)
     rag = GuidedRAG(settings, driver=driver)
     selector = Selector(driver, settings)
     sizer = _Sizer(selector)
@@ -319,8 +321,10 @@ def _run_set(
     if opts.paraphrases:
         texts += [p for q in questions for p in q.paraphrases]
     started = time.perf_counter()
+    say(f"{set_name}: embedding {len(texts)} question texts (cached ones are reused)")
     rag.embedder.embed_queries(texts)  # fills the disk cache; every retrieve below hits it
     embed_s = time.perf_counter() - started
+    say(f"{set_name}: question texts embedded in {embed_s:.0f}s")
 
     tagger_names = list(dict.fromkeys([opts.tagger, *opts.accuracy_taggers]))
     if set_name != "answerable":
@@ -332,7 +336,11 @@ def _run_set(
     # hybrid without an LLM is skipped by _tag_all, so only a runnable tagger may cost this.
     if "embedding" in tagger_names or ("hybrid" in tagger_names and settings.llm_configured):
         # The embedding tagger searches a vector index over entity names; fill what is missing.
+        say(f"{set_name}: embedding entity names the database lacks (for the embedding tagger)")
         names_embedded = embed_entity_names(driver, settings, embedder=rag.embedder)
+        say(f"{set_name}: {names_embedded} entity names embedded")
+    if tagger_names:
+        say(f"{set_name}: tagging {len(questions)} questions with {', '.join(tagger_names)}")
     tags, taggings, tagger_errors = _tag_all(settings, driver, questions, tagger_names, progress)
     if needs_tags and opts.tagger not in tags:
         raise GuidedRAGError(
@@ -361,6 +369,7 @@ def _run_set(
         policies.ensure_calibrated(rag, list(questions), opts.k)
 
     rows: list[Row] = []
+    say(f"{set_name}: retrieving, {len(jobs)} questions x {len(approaches)} approaches")
     bar = tqdm(
         total=len(jobs) * len(approaches),
         desc=f"retrieval ({set_name})",
@@ -412,6 +421,7 @@ def _run_set(
                 bar.update(1)
     finally:
         bar.close()
+    say(f"{set_name}: {len(rows)} retrievals done")
     return _SetRun(rows, taggings, tagger_errors, warnings, total_chunks, embed_s, names_embedded)
 
 
@@ -427,13 +437,15 @@ def run_evaluation(
     prepare: PrepareSet | None = None,
     progress: bool = True,
     on_row: Callable[[Row], None] | None = None,
+    log: Callable[[str], None] | None = None,
 ) -> EvalRun:
     """Run every approach in ``options`` over the bundle's questions (and the unanswerable set).
 
     The database must hold each set's KB when that set runs: ``prepare(set_name, bundle)`` is
     called before each set and may (re)load it; without it the KB already loaded is used. Query
     embeddings are computed up front, so the latencies measure selection and ranking, not the
-    embedder.
+    embedder. ``log`` receives a line as each stage starts and ends (the CLI prints them, so a
+    long embedding is never silent).
     """
     opts = options or EvalOptions()
     started = time.perf_counter()
@@ -475,7 +487,8 @@ def run_evaluation(
             prepare(set_name, set_bundle)
             prepare_s[set_name] = round(time.perf_counter() - t0, 3)
         results[set_name] = _run_set(
-            settings, driver, set_name, questions, approaches, opts, progress, on_row, policies
+            settings, driver, set_name, questions, approaches, opts, progress, on_row, policies,
+            log,
         )
 
     info = server_info(driver, settings.neo4j_database)

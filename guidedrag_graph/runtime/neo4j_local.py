@@ -250,6 +250,17 @@ def add_browser(plugins_dir: Path, cache_dir: Path) -> Path | None:
     return placed
 
 
+def java_argfile_quote(arg: str) -> str:
+    """One argument for a ``java @argfile``: double-quoted, backslash and quote escaped.
+
+    The launcher reads quoted text literally but for backslash escapes, so any password,
+    spaces and quotes included, arrives unchanged.
+    """
+    escaped = arg.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = escaped.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    return '"' + escaped + '"'
+
+
 def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.settimeout(0.5)
@@ -379,28 +390,48 @@ class LocalNeo4j:
         return conf_dir
 
     def _set_initial_password(self, java: Path, lib: Path, conf_dir: Path) -> None:
+        """Run ``neo4j-admin dbms set-initial-password`` on a home without a system database.
+
+        The password travels in a Java argument file (``java @file``, mode 0600, deleted at
+        once), never on the command line, where ``ps`` would show it to every local user. The
+        tool itself (``AdminTool``) runs in that JVM: the ``Neo4jAdminCommand`` launcher would
+        start a second JVM with the password back on its command line.
+        """
         if (self.home / "data" / "databases" / "system").exists():
             return
         env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(conf_dir)}
-        proc = subprocess.run(
-            [
-                str(java),
-                "-cp",
-                f"{lib}/*",
-                f"-Dbasedir={self.home}",
-                "org.neo4j.server.startup.Neo4jAdminCommand",
-                "dbms",
-                "set-initial-password",
-                self.password,
-            ],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        args = [
+            "-cp",
+            f"{conf_dir}/*:{lib}/*",
+            *_COMMON_JVM_FLAGS,
+            *self.line.extra_jvm_flags,
+            f"-Dbasedir={self.home}",
+            "org.neo4j.cli.AdminTool",
+            "dbms",
+            "set-initial-password",
+            self.password,
+        ]
+        run_dir = self.home / "run"
+        run_dir.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=".admin-args-", dir=run_dir)
+        argfile = Path(name)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:  # mkstemp: mode 0600
+                fh.write("\n".join(java_argfile_quote(arg) for arg in args) + "\n")
+            proc = subprocess.run(
+                [str(java), f"@{argfile}"],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+        finally:
+            argfile.unlink(missing_ok=True)
         if proc.returncode != 0:
+            output = " ".join(f"{proc.stdout} {proc.stderr}".split())
+            output = output.replace(" Run with '--verbose' for a more detailed error message.", "")
             raise Neo4jRuntimeError(
-                f"setting the initial password failed: {proc.stdout}{proc.stderr}".strip()
+                f"setting the initial password failed: {output} (NEO4J_PASSWORD sets it)"
             )
 
     def start(self, timeout_s: float = 180.0) -> float:
@@ -477,15 +508,14 @@ class LocalNeo4j:
         )
 
     def _bolt_answers(self) -> bool:
-        from neo4j import GraphDatabase
         from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
+
+        from guidedrag_graph.db import new_driver
 
         if not port_in_use(self.bolt_port):
             return False
         try:
-            with GraphDatabase.driver(
-                self.uri, auth=("neo4j", self.password), connection_timeout=2
-            ) as driver:
+            with new_driver(self.uri, ("neo4j", self.password), connection_timeout=2) as driver:
                 driver.execute_query("RETURN 1")
             return True
         except AuthError as exc:

@@ -1,0 +1,254 @@
+"""The CLI against a server of its own: fresh database, restarts and a kill mid-command.
+
+One managed server for the module (started with a random password, on free ports), used by the
+tests in file order: the first ones need a fresh database, the last one kills the server.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
+from guidedrag_graph.db import connect
+from guidedrag_graph.kb import read_bundle, sample_kb_dir
+from guidedrag_graph.runtime import LocalNeo4j
+from tests.cli_run import error_line, run_cli
+from tests.conftest import cache_dir, free_port
+
+pytestmark = [pytest.mark.slow, pytest.mark.neo4j]
+
+NOTIFICATION_WORDS = ("notification", "Received notification", "GQLSTATUS", "01N5")
+
+
+@dataclass
+class Seen:
+    """What a /proc poller saw while the server started."""
+
+    password_in_args: list[str] = field(default_factory=list)
+    admin_runs: int = 0
+
+
+@dataclass
+class OwnServer:
+    server: LocalNeo4j
+    password: str
+    seen: Seen
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return {"NEO4J_URI": self.server.uri, "NEO4J_PASSWORD": self.password, **extra}
+
+    def settings(self) -> Settings:
+        return Settings(  # type: ignore[call-arg]
+            _env_file=None,
+            neo4j_uri=self.server.uri,
+            neo4j_password=self.password,
+            openai_api_key=None,
+            openai_base_url=None,
+        )
+
+
+def _poll_cmdlines(stop: threading.Event, password: str, home: Path, seen: Seen) -> None:
+    marker = str(home / "run" / ".admin-args-")
+    admin_pids: set[str] = set()
+    while not stop.is_set():
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if password in cmdline:
+                seen.password_in_args.append(cmdline)
+            if marker in cmdline:
+                admin_pids.add(entry.name)
+        seen.admin_runs = len(admin_pids)
+        time.sleep(0.01)
+
+
+@pytest.fixture(scope="module")
+def own(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OwnServer]:
+    password = "pw-" + secrets.token_hex(12)
+    home = tmp_path_factory.mktemp("own-neo4j")
+    server = LocalNeo4j(
+        home,
+        version=os.environ.get("GUIDEDRAG_TEST_NEO4J_VERSION", DEFAULT_NEO4J_VERSION),
+        cache_dir=cache_dir(),
+        bolt_port=free_port(),
+        http_port=free_port(),
+        password=password,
+        heap="768m",
+        pagecache="256m",
+    )
+    seen = Seen()
+    stop = threading.Event()
+    poller = threading.Thread(target=_poll_cmdlines, args=(stop, password, home, seen))
+    poller.start()
+    try:
+        server.start()
+    finally:
+        stop.set()
+        poller.join()
+    try:
+        yield OwnServer(server, password, seen)
+    finally:
+        server.stop()
+
+
+def _no_notifications(stderr: str) -> None:
+    for word in NOTIFICATION_WORDS:
+        assert word.lower() not in stderr.lower(), stderr
+
+
+def test_initial_password_never_on_a_command_line(own: OwnServer) -> None:
+    # The admin command ran (the poller saw its argument file on a command line) ...
+    assert own.seen.admin_runs >= 1
+    # ... but no process ever showed the password, and the argument file is gone.
+    assert own.seen.password_in_args == []
+    assert not list((own.server.home / "run").glob(".admin-args-*"))
+    # And the password it set is the one that works.
+    driver = connect(own.settings())
+    driver.close()
+
+
+def test_fresh_migrate_prints_no_notifications(own: OwnServer, tmp_path: Path) -> None:
+    result = run_cli(["migrate"], own.env(), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "applied V0001" in result.stdout
+    _no_notifications(result.stderr)
+    assert result.stderr.strip() == ""
+
+
+def test_first_load_and_ask_print_no_notifications(own: OwnServer, tmp_path: Path) -> None:
+    load = run_cli(
+        ["load", str(sample_kb_dir()), "--no-progress"], own.env(), cwd=tmp_path, timeout=900
+    )
+    assert load.returncode == 0, load.stderr
+    assert "loaded" in load.stdout
+    _no_notifications(load.stderr)
+    question = next(q for q in read_bundle(sample_kb_dir()).questions if q.semantics.entities)
+    for args in (
+        ["ask", question.question, "--entity", question.semantics.entities[0]],
+        ["ask", question.question, "--select", "entity('No Such Entity Anywhere')"],
+        ["retrieve", question.question, "--auto-semantics"],
+    ):
+        result = run_cli(args, own.env(), cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        _no_notifications(result.stderr)
+
+
+def test_status_honours_the_port_settings(own: OwnServer, tmp_path: Path) -> None:
+    server = own.server
+    home = ["neo4j", "status", "--home", str(server.home)]
+    ports = {
+        "GUIDEDRAG_NEO4J_BOLT_PORT": str(server.bolt_port),
+        "GUIDEDRAG_NEO4J_HTTP_PORT": str(server.http_port),
+    }
+    right = run_cli(home, own.env(**ports), cwd=tmp_path)
+    assert right.returncode == 0, right.stderr
+    assert f"bolt bolt://127.0.0.1:{server.bolt_port}" in right.stdout
+    assert "note:" not in right.stdout
+
+    other = free_port()
+    wrong = run_cli(home, own.env(GUIDEDRAG_NEO4J_BOLT_PORT=str(other)), cwd=tmp_path)
+    assert wrong.returncode == 0
+    assert f"the settings say bolt port {other} but this server listens on " in wrong.stdout
+    assert f"GUIDEDRAG_NEO4J_BOLT_PORT={server.bolt_port}" in wrong.stdout
+
+    # No server in that home, but one listens on the configured port: say so.
+    elsewhere = run_cli(
+        ["neo4j", "status", "--home", str(tmp_path / "none")],
+        {"GUIDEDRAG_NEO4J_BOLT_PORT": str(server.bolt_port)},
+        cwd=tmp_path,
+    )
+    assert elsewhere.returncode == 1
+    assert f"something else listens on bolt port {server.bolt_port}" in elsewhere.stdout
+
+
+def test_clients_survive_a_restart_with_no_wrong_answer(own: OwnServer) -> None:
+    """Short form of scripts/reliability_clients.py (the long form prints the figures)."""
+    from scripts.reliability_clients import run_clients
+
+    questions = [q for q in read_bundle(sample_kb_dir()).questions if q.semantics.entities]
+    figures = run_clients(
+        own.server, own.settings(), questions, clients=4, before_s=4.0, after_s=4.0
+    )
+    assert figures["recovered"], figures
+    assert figures["wrong_results_total"] == 0, figures
+    assert figures["before"]["queries"] > 0 and figures["after"]["queries"] > 0, figures
+    assert figures["before"]["errors"] == {} and figures["after"]["errors"] == {}, figures
+
+
+def test_hub_expansions_are_bounded_and_report_truncation(own: OwnServer) -> None:
+    from scripts.reliability_clients import run_hubs
+
+    figures = run_hubs(own.server, own.settings(), hubs=1, small_cap=20)
+    runs = figures["runs"]
+    assert len(runs) == 4 and all(not r["error"] for r in runs), runs
+    full = [r for r in runs if r["hop_cap"] != 20]
+    capped = [r for r in runs if r["hop_cap"] == 20]
+    assert all(r["chunks"] > 0 for r in runs)
+    # A cap far below the hub's neighbourhood truncates, and says so.
+    assert all(r["truncated"] for r in capped), capped
+    assert all(c["chunks"] <= f["chunks"] for c, f in zip(capped, full, strict=True))
+    # Bounded: no expansion of the sample KB's biggest hub takes minutes.
+    assert all(r["seconds"] < 120 for r in runs), runs
+
+
+def test_server_killed_mid_command_is_one_line(own: OwnServer, tmp_path: Path) -> None:
+    """Runs last: the server does not come back."""
+    import subprocess
+    import sys
+
+    from tests.cli_run import clean_env
+    from tests.conftest import wipe
+
+    settings = own.settings()
+    driver = connect(settings)
+    try:
+        wipe(driver)  # so the load below has real work to do when the server dies
+    finally:
+        driver.close()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "guidedrag_graph.cli",
+            "load",
+            str(sample_kb_dir()),
+            "--no-progress",
+        ],
+        env=clean_env(own.env()),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    driver = connect(settings)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            count = driver.execute_query("MATCH (c:Chunk) RETURN count(c) AS n").records[0]["n"]
+            if count > 0:
+                break
+            time.sleep(0.05)
+    finally:
+        driver.close()
+    assert proc.poll() is None, "the load finished before the server could be killed"
+    pid = own.server.status().pid
+    assert pid is not None
+    os.killpg(pid, signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=300)
+    result = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+    line = error_line(result)
+    assert "rerun" in line, line
+    assert own.server.uri in line or "Neo4j" in line, line
