@@ -38,7 +38,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.db import ServerInfo, read_query, server_info
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.query_templates import render
-from guidedrag_graph.schema import SchemaMapping, schema_for, schema_from_settings
+from guidedrag_graph.schema import ELEMENT_ID, SchemaMapping, schema_for, schema_from_settings
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class ChunkIdSelection:
     @property
     def cypher(self) -> str:
         s = self.schema
-        return f"MATCH (c:{s.q(s.chunk_label)}) WHERE c.{s.q(s.chunk_id)} IN $sel_chunk_ids"
+        return f"MATCH (c:{s.q(s.chunk_label)}) WHERE {s.chunk_ref('c')} IN $sel_chunk_ids"
 
     @property
     def params(self) -> dict[str, Any]:
@@ -225,6 +225,7 @@ class Retriever:
         self.settings = settings
         self.schema = schema or schema_from_settings(settings)
         self._server: ServerInfo | None = None
+        self._search_in_ready: bool | None = None
 
     @property
     def server(self) -> ServerInfo:
@@ -237,8 +238,25 @@ class Retriever:
         """Selections up to this size are ranked exactly; larger ones through the index."""
         if self.settings.planner_exact_max is not None:
             return self.settings.planner_exact_max
-        key = "search_in" if self.server.supports_search_in_filter else "index"
+        key = "search_in" if self.search_in_ready() else "index"
         return MEASURED_EXACT_MAX[key]
+
+    def search_in_ready(self) -> bool:
+        """``search_in`` needs 2026.06+ *and* a vector index declared ``WITH [c.<chunk id>]``.
+
+        An adopted or user-made index may lack the filter property (and elementId-addressed
+        chunks have none to declare); ranking then goes through ``index`` instead of failing.
+        """
+        if self._search_in_ready is None:
+            ready = self.server.supports_search_in_filter and self.schema.chunk_id != ELEMENT_ID
+            if ready:
+                rows = self._read(
+                    render("vector_index_filters", self.schema),
+                    {"index_name": self.settings.vector_index_name},
+                )
+                ready = bool(rows) and self.schema.chunk_id in list(rows[0]["properties"])[1:]
+            self._search_in_ready = ready
+        return self._search_in_ready
 
     def plan(self, selection_size: int | None, is_all: bool) -> str:
         """The path for a selection of this size on this server (``None`` size: unknown)."""
@@ -246,7 +264,7 @@ class Retriever:
             return "index"
         if selection_size is not None and selection_size <= self.exact_max():
             return "exact"
-        if self.server.supports_search_in_filter:
+        if self.search_in_ready():
             return "search_in"
         return "index"
 
@@ -311,6 +329,13 @@ class Retriever:
                 raise ConfigurationError(
                     f"path 'search_in' needs Neo4j 2026.06+ (this server is "
                     f"{self.server.version}); use 'exact' or 'index'"
+                )
+            if not self.search_in_ready():
+                raise ConfigurationError(
+                    f"path 'search_in' needs the vector index "
+                    f"{self.settings.vector_index_name!r} declared WITH [c."
+                    f"{self.schema.chunk_id}] (run `guidedrag migrate` or `guidedrag kb adopt`); "
+                    f"use 'exact' or 'index'"
                 )
             query = render(
                 "retrieve_search_in",

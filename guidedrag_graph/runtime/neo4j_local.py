@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from guidedrag_graph.errors import Neo4jRuntimeError
+from guidedrag_graph.runtime.apoc import APOC_CONF, copy_into_plugins, install_apoc
 
 
 @dataclass(frozen=True)
@@ -231,6 +232,7 @@ class LocalNeo4j:
         password: str = "guidedrag-local",
         heap: str = "1g",
         pagecache: str = "512m",
+        with_apoc: bool = False,
     ) -> None:
         self.home = home
         self.version = version
@@ -241,6 +243,8 @@ class LocalNeo4j:
         self.heap = heap
         self.pagecache = pagecache
         self.line = server_line(version)
+        # APOC Core in plugins/ (runtime/apoc.py): KG builders' writers call its procedures.
+        self.with_apoc = with_apoc
 
     @property
     def state_file(self) -> Path:
@@ -301,6 +305,7 @@ class LocalNeo4j:
             f"server.directories.import={self.home / 'import'}",
             "db.tx_log.rotation.retention_policy=2 files",
             *self.line.extra_conf,
+            *(APOC_CONF if self.with_apoc else ()),
         ]
         conf = conf_dir / "neo4j.conf"
         conf.write_text("\n".join(lines) + "\n")
@@ -348,6 +353,10 @@ class LocalNeo4j:
                 )
         java = find_java(self.line.java_major)
         lib = install(self.version, self.cache_dir)
+        if self.with_apoc:
+            copy_into_plugins(
+                install_apoc(self.version, self.cache_dir, lib), self.home / "plugins"
+            )
         conf_dir = self._write_conf()
         self._set_initial_password(java, lib, conf_dir)
         cmd = [

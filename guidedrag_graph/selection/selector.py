@@ -178,9 +178,8 @@ class Selector:
         prep = expr if isinstance(expr, PreparedSelection) else self.prepare(expr)
         if prep.empty is not None:
             return []
-        q = self.schema.q
         rows = self._read(
-            prep.compiled.cypher + f"\nRETURN c.{q(self.schema.chunk_id)} AS id",
+            prep.compiled.cypher + f"\nRETURN {self.schema.chunk_ref('c')} AS id",
             prep.compiled.params,
         )
         return sorted(str(r["id"]) for r in rows)
