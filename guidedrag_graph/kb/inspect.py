@@ -227,13 +227,14 @@ def propose_mapping(layout: GraphLayout) -> tuple[SchemaMapping, list[str]]:
         (count, other, rtype, d)
         for (other, rtype, d), count in links.items()
         if not has_vector(other)
-        and layout.labels.get(other, 0) < layout.labels[chunk]
+        and layout.labels.get(other, 0) <= layout.labels[chunk]
         and other != "__Entity__"
         and (
             "PART" in rtype.upper()
             or "DOCUMENT" in rtype.upper()
             or "HAS" in rtype.upper()
             or "FROM_DOC" in rtype.upper()
+            or "CONTAINS" in rtype.upper()
         )
     ]
     document: str | None = None

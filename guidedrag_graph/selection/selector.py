@@ -109,6 +109,15 @@ class Selector:
             driver, self.schema, self.database, settings.entity_fulltext_index_name
         )
 
+    def schema_mismatch(self) -> str | None:
+        """Why the schema mapping does not describe this database (``None``: it does); asked
+        only when a name is unknown, so a wrong preset is named instead of blaming the name."""
+        from guidedrag_graph.kb.inspect import schema_mismatch
+
+        if not hasattr(self, "_mismatch"):
+            self._mismatch = schema_mismatch(self.driver, self.database, self.schema)
+        return self._mismatch
+
     # --- preparation -----------------------------------------------------------------------
     def prepare(self, expr: A.Expr | str) -> PreparedSelection:
         """Resolve entity names, documents and relation types; compile. No chunk is touched."""
@@ -133,6 +142,8 @@ class Selector:
             if not ids:
                 suggestions = tuple(self.resolver.suggestions(leaf.name))
                 hint = f"; did you mean {', '.join(map(repr, suggestions))}?" if suggestions else ""
+                if mismatch := self.schema_mismatch():
+                    hint = f"; {mismatch}{hint}"
                 return Resolved(empty=True), EmptySelection(
                     "unknown_entity",
                     leaf.to_text(),
