@@ -326,7 +326,10 @@ def load_schema_file(path: Path) -> SchemaMapping:
     data = dict(data)
     base = data.pop("base", "guidedrag")
     preset_name = data.pop("preset", None)
-    start = schema_for(str(base))
+    try:
+        start = schema_for(str(base))
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"{origin}: base: {exc}") from None
     fields = mapping_fields(data, origin)
     try:
         merged = {**start.model_dump(), **fields, "preset": preset_name or CUSTOM}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -12,8 +13,18 @@ from guidedrag_graph.errors import GuidedRAGError
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="guidedrag-graph")
-def cli() -> None:
+@click.option(
+    "--schema",
+    "schema_file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="schema mapping file (TOML/JSON) for this command; same as GUIDEDRAG_SCHEMA_FILE",
+)
+def cli(schema_file: str | None) -> None:
     """GuidedRAG on Neo4j: steer retrieval with a selection over your knowledge graph."""
+    if schema_file:
+        # Every command reads Settings() from the environment: one place sets it for all.
+        os.environ["GUIDEDRAG_SCHEMA_FILE"] = os.path.abspath(schema_file)
 
 
 cli.add_command(neo4j_cmd.neo4j)

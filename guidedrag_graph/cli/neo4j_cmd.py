@@ -9,6 +9,7 @@ import click
 from guidedrag_graph.cli.common import load_settings
 from guidedrag_graph.config import Settings
 from guidedrag_graph.runtime import PINNED_VERSIONS, LocalNeo4j, install
+from guidedrag_graph.runtime.apoc import apoc_version_for, install_apoc
 
 
 def _server(
@@ -17,6 +18,7 @@ def _server(
     home: Path | None,
     bolt_port: int | None,
     http_port: int | None,
+    with_apoc: bool = False,
 ) -> LocalNeo4j:
     version = version or settings.neo4j_version
     return LocalNeo4j(
@@ -28,6 +30,7 @@ def _server(
         password=settings.neo4j_password.get_secret_value(),
         heap=settings.neo4j_heap,
         pagecache=settings.neo4j_pagecache,
+        with_apoc=with_apoc,
     )
 
 
@@ -45,6 +48,12 @@ _home = click.option(
 )
 _bolt = click.option("--bolt-port", type=int, default=None)
 _http = click.option("--http-port", type=int, default=None)
+_apoc = click.option(
+    "--with-apoc",
+    is_flag=True,
+    help="add APOC Core to plugins/ (KG builders' writers need it; Maven Central has it for "
+    "5.26 only)",
+)
 
 
 @click.group()
@@ -54,15 +63,24 @@ def neo4j() -> None:
 
 @neo4j.command("install")
 @_version
-def install_cmd(version: str | None) -> None:
+@_apoc
+def install_cmd(version: str | None, with_apoc: bool) -> None:
     """Download the server jars into the cache (reused when present)."""
     settings = load_settings()
     version = version or settings.neo4j_version
+    if with_apoc:
+        apoc_version_for(version)  # refuse before a long download when no APOC matches
     lib = install(version, settings.neo4j_cache_dir, quiet=False)
     size = sum(p.stat().st_size for p in lib.glob("*.jar"))
     click.echo(
         f"Neo4j {version}: {len(list(lib.glob('*.jar')))} jars, {size / 2**20:.0f} MiB in {lib}"
     )
+    if with_apoc:
+        apoc = install_apoc(version, settings.neo4j_cache_dir, lib)
+        click.echo(
+            f"APOC Core {apoc_version_for(version)}: {len(list(apoc.glob('*.jar')))} jars in "
+            f"{apoc} (copied into plugins/ by `guidedrag neo4j start --with-apoc`)"
+        )
 
 
 @neo4j.command()
@@ -70,11 +88,16 @@ def install_cmd(version: str | None) -> None:
 @_home
 @_bolt
 @_http
+@_apoc
 def start(
-    version: str | None, home: Path | None, bolt_port: int | None, http_port: int | None
+    version: str | None,
+    home: Path | None,
+    bolt_port: int | None,
+    http_port: int | None,
+    with_apoc: bool,
 ) -> None:
     """Start in the background (auth on, loopback only) and wait until Bolt answers."""
-    server = _server(load_settings(), version, home, bolt_port, http_port)
+    server = _server(load_settings(), version, home, bolt_port, http_port, with_apoc)
     if server.version not in PINNED_VERSIONS:
         click.echo(
             f"warning: Neo4j {server.version} is not one of the tested versions "

@@ -150,7 +150,9 @@ def _first(props: dict[str, PropertyInfo], names: tuple[str, ...], strings: bool
 def _id_property(props: dict[str, PropertyInfo], count: int) -> str:
     """A property every sampled node has with a distinct value, else elementId()."""
     sampled = max((p.present for p in props.values()), default=0)
-    for name in _ID_NAMES:
+    # The usual names first, then any other key that reads like an id (aid, passageId, ...).
+    others = sorted(k for k in props if k.lower().endswith("id") and k not in _ID_NAMES)
+    for name in (*_ID_NAMES, *others):
         p = props.get(name)
         if p is not None and p.present == sampled and p.distinct == p.present and not p.is_vector:
             return name
@@ -262,6 +264,14 @@ def propose_mapping(layout: GraphLayout) -> tuple[SchemaMapping, list[str]]:
             entity_name=_first(eprops, _NAME_NAMES, True) or "name",
             entity_id=_id_property(eprops, layout.labels.get(entity, 0)),
         )
+        name_prop = eprops.get(fields["entity_name"])
+        if (
+            fields["entity_id"] == ELEMENT_ID
+            and name_prop is not None
+            and name_prop.distinct == name_prop.present == max(p.present for p in eprops.values())
+        ):
+            # Unique names are ids already (LangChain stores its entities that way).
+            fields["entity_id"] = fields["entity_name"]
         if "type" not in eprops and "label" in eprops:
             fields["entity_type"] = "label"
     else:
