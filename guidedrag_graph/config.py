@@ -78,7 +78,12 @@ class Settings(BaseSettings):
     embedding_cache_dir: Path = Field(default_factory=lambda: _default_cache_dir() / "embeddings")
 
     # --- Knowledge-base schema ---
-    schema_preset: Literal["guidedrag", "neo4j-graphrag"] = "guidedrag"
+    schema_preset: Literal[
+        "guidedrag", "neo4j-graphrag", "neo4j-graphrag-builder", "langchain", "llamaindex", "custom"
+    ] = "guidedrag"
+    schema_file: Path | None = Field(
+        None, description="TOML/JSON schema mapping file; wins over schema_preset (--schema)"
+    )
     relation_mode: Literal["types", "property"] | None = Field(
         None,
         description="entity relations as relationship types or as a property of one generic "
@@ -86,6 +91,9 @@ class Settings(BaseSettings):
     )
     vector_index_name: str = "chunk_embedding"
     entity_fulltext_index_name: str = "entity_names"
+    index_prefix: str = Field(
+        "guidedrag", description="name prefix of the other indexes/constraints migrations create"
+    )
 
     # --- Selection and retrieval ---
     top_k: int = Field(5, ge=1)

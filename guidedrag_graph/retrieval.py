@@ -44,7 +44,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.db import ServerInfo, procedure_available, read_query, server_info
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.query_templates import render
-from guidedrag_graph.schema import SchemaMapping, schema_for, schema_from_settings
+from guidedrag_graph.schema import ELEMENT_ID, SchemaMapping, schema_for, schema_from_settings
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ class ChunkIdSelection:
     @property
     def cypher(self) -> str:
         s = self.schema
-        return f"MATCH (c:{s.q(s.chunk_label)}) WHERE c.{s.q(s.chunk_id)} IN $sel_chunk_ids"
+        return f"MATCH (c:{s.q(s.chunk_label)}) WHERE {s.chunk_ref('c')} IN $sel_chunk_ids"
 
     @property
     def params(self) -> dict[str, Any]:
@@ -326,6 +326,8 @@ class Retriever:
         ``SHOW VECTOR INDEXES`` once per driver; when the property is missing the planner falls
         back to the exact or index path and the ranking's notes say why.
         """
+        if self.schema.chunk_id == ELEMENT_ID:  # elementId-addressed chunks: nothing to declare
+            return False
         key = (self.settings.neo4j_database, self.settings.vector_index_name)
         ready = _SEARCH_IN_READY.setdefault(self.driver, set())
         if key in ready:
@@ -435,8 +437,8 @@ class Retriever:
                 raise ConfigurationError(
                     f"path 'search_in' needs the vector index "
                     f"{self.settings.vector_index_name!r} to declare the chunk id as a filter "
-                    f"property: recreate it WITH [c.{self.schema.chunk_id}] (`guidedrag migrate`) "
-                    f"or use 'exact' or 'index'"
+                    f"property: recreate it WITH [c.{self.schema.chunk_id}] (`guidedrag migrate`, "
+                    f"or `guidedrag kb adopt` on your own graph) or use 'exact' or 'index'"
                 )
             query = render(
                 "retrieve_search_in",

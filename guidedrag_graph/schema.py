@@ -7,14 +7,23 @@ this mapping (or are validated against the database) and are always backtick-esc
 
 from __future__ import annotations
 
+import json
 import re
+import tomllib
 import unicodedata
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import escape_identifier
+from guidedrag_graph.errors import ConfigurationError
+
+# An id field set to this value addresses nodes by Neo4j's elementId instead of a property:
+# graphs written by KG builders (neo4j-graphrag's SimpleKGPipeline) have no id property at all.
+ELEMENT_ID = "elementId()"
+_ID_FIELDS = ("document_id", "chunk_id", "entity_id")
 
 
 class SchemaMapping(BaseModel):
@@ -49,8 +58,11 @@ class SchemaMapping(BaseModel):
     entity_alias_keys: str = "alias_keys"
     entity_name_embedding: str = "name_embedding"
 
-    # (chunk)-[part_of]->(document)
-    part_of_type: str = "PART_OF"
+    # (chunk)-[part_of]->(document) when "out"; (document)-[part_of]->(chunk) when "in"
+    # (``(:Article)-[:HAS_PART]->(:Passage)``). ``None``: a chunk is its own document (LangChain's
+    # and LlamaIndex's source nodes carry text and metadata on one node).
+    part_of_type: str | None = "PART_OF"
+    part_of_direction: Literal["out", "in"] = "out"
     # mentions: chunk -> entity when "out", entity -> chunk when "in" (neo4j-graphrag FROM_CHUNK)
     mentions_type: str = "MENTIONS"
     mentions_direction: Literal["out", "in"] = "out"
@@ -63,9 +75,43 @@ class SchemaMapping(BaseModel):
     relation_text_property: str = "predicate"
     relation_chunk_property: str = "source_chunk"
 
+    @model_validator(mode="before")
+    @classmethod
+    def _own_document(cls, data: Any) -> Any:
+        """Without a part-of relationship the chunk node is its document: one label for both."""
+        if isinstance(data, dict) and "part_of_type" in data and data["part_of_type"] is None:
+            chunk_label = data.get("chunk_label", cls.model_fields["chunk_label"].default)
+            data = {**data, "document_label": chunk_label}
+        return data
+
+    @model_validator(mode="after")
+    def _names_are_usable(self) -> SchemaMapping:
+        for name, value in self.__dict__.items():
+            if isinstance(value, str) and not value.strip():
+                raise ValueError(f"{name} is empty")
+            if value == ELEMENT_ID and name not in _ID_FIELDS:
+                raise ValueError(
+                    f"{name} = {ELEMENT_ID!r}: only {', '.join(_ID_FIELDS)} may use elementId()"
+                )
+        return self
+
     def q(self, name: str) -> str:
         """Escaped identifier; a shorthand used by the query builders."""
         return escape_identifier(name)
+
+    def prop(self, var: str, value: str) -> str:
+        """``var.`value``` , or ``elementId(var)`` for an id field mapped to ``elementId()``."""
+        if value == ELEMENT_ID:
+            return f"elementId({var})"
+        return f"{var}.{self.q(value)}"
+
+    def chunk_ref(self, var: str) -> str:
+        """The expression that gives a chunk's id (property or elementId)."""
+        return self.prop(var, self.chunk_id)
+
+    @property
+    def uses_element_ids(self) -> bool:
+        return ELEMENT_ID in (self.document_id, self.chunk_id, self.entity_id)
 
     def mentions_pattern(self, chunk_var: str, entity_var: str) -> str:
         rel = f"[:{self.q(self.mentions_type)}]"
@@ -74,12 +120,20 @@ class SchemaMapping(BaseModel):
         return f"({chunk_var})<-{rel}-({entity_var})"
 
     def part_of_pattern(self, chunk_var: str, document_var: str) -> str:
-        return f"({chunk_var})-[:{self.q(self.part_of_type)}]->({document_var})"
+        if self.part_of_type is None:
+            # A zero-length path binds the document variable to the chunk node itself.
+            return f"({chunk_var})-[*0..0]->({document_var})"
+        rel = f"[:{self.q(self.part_of_type)}]"
+        if self.part_of_direction == "out":
+            return f"({chunk_var})-{rel}->({document_var})"
+        return f"({chunk_var})<-{rel}-({document_var})"
 
     @property
     def structural_relationship_types(self) -> frozenset[str]:
         """Relationship types that belong to the lexical graph, never to entity relations."""
-        types = {self.part_of_type, self.mentions_type}
+        types = {self.mentions_type}
+        if self.part_of_type:
+            types.add(self.part_of_type)
         if self.next_chunk_type:
             types.add(self.next_chunk_type)
         return frozenset(types)
@@ -99,12 +153,68 @@ PRESETS: dict[str, SchemaMapping] = {
         chunk_position="index",
         document_source="path",
     ),
+    # neo4j-graphrag's SimpleKGPipeline / Neo4jWriter as it writes (checked on 1.22): the same
+    # lexical graph, but no id property anywhere (nodes are addressed by elementId), the
+    # document's name in `path`, entity types as labels, relations as real types.
+    "neo4j-graphrag-builder": SchemaMapping(
+        preset="neo4j-graphrag-builder",
+        entity_label="__Entity__",
+        part_of_type="FROM_DOCUMENT",
+        mentions_type="FROM_CHUNK",
+        mentions_direction="in",
+        next_chunk_type="NEXT_CHUNK",
+        chunk_position="index",
+        document_id=ELEMENT_ID,
+        chunk_id=ELEMENT_ID,
+        entity_id=ELEMENT_ID,
+        document_title="path",
+        document_source="path",
+        document_date="createdAt",
+    ),
+    # LangChain's Neo4jGraph.add_graph_documents(include_source=True, baseEntityLabel=True), the
+    # layout of Neo4j's LLM Graph Builder: each source text is a (:Document {id, text, ...metadata})
+    # that MENTIONS (:__Entity__ {id}) nodes; the entity's id is its name. The source node is
+    # both chunk and document.
+    "langchain": SchemaMapping(
+        preset="langchain",
+        chunk_label="Document",
+        document_label="Document",
+        entity_label="__Entity__",
+        entity_name="id",
+        part_of_type=None,
+        document_source="source",
+    ),
+    # LlamaIndex's Neo4jPropertyGraphStore (PropertyGraphIndex): (:__Node__:Chunk {id, text,
+    # embedding}) -[:MENTIONS]-> (:__Node__:__Entity__ {id, name}); the chunk keeps its document's
+    # metadata (file name, ref_doc_id) as properties, so it is its own document.
+    "llamaindex": SchemaMapping(
+        preset="llamaindex",
+        entity_label="__Entity__",
+        part_of_type=None,
+        document_id="ref_doc_id",
+        document_title="title",
+        document_source="file_name",
+        entity_type="label",
+    ),
 }
+
+# The preset name of a mapping read from a file (GUIDEDRAG_SCHEMA_FILE / --schema).
+CUSTOM = "custom"
 
 
 def schema_from_settings(settings: Settings) -> SchemaMapping:
-    """The mapping a run uses: the settings' preset, with their relation mode applied."""
-    schema = schema_for(settings.schema_preset)
+    """The mapping a run uses: the mapping file if one is set, else the settings' preset; with
+    their relation mode applied."""
+    schema_file = getattr(settings, "schema_file", None)
+    if schema_file is not None:
+        schema = load_schema_file(Path(schema_file))
+    elif settings.schema_preset == CUSTOM:
+        raise ConfigurationError(
+            "GUIDEDRAG_SCHEMA_PRESET=custom needs a mapping file: pass --schema FILE or set "
+            "GUIDEDRAG_SCHEMA_FILE (`guidedrag kb inspect` proposes one)"
+        )
+    else:
+        schema = schema_for(settings.schema_preset)
     if settings.relation_mode is not None and settings.relation_mode != schema.relation_mode:
         schema = schema.model_copy(update={"relation_mode": settings.relation_mode})
     return schema
@@ -114,9 +224,143 @@ def schema_for(preset: str) -> SchemaMapping:
     try:
         return PRESETS[preset]
     except KeyError:
-        raise ValueError(
-            f"unknown schema preset {preset!r}; choose one of {', '.join(sorted(PRESETS))}"
+        raise ConfigurationError(
+            f"unknown schema preset {preset!r}; choose one of {', '.join(sorted(PRESETS))}, "
+            f"or pass a mapping file with --schema FILE"
         ) from None
+
+
+# Mapping-file tables -> SchemaMapping fields. The flat form (field = value at the top level)
+# is accepted too, so a file can be as short as the fields that differ from a preset.
+_SECTIONS: dict[str, dict[str, str]] = {
+    "document": {
+        "label": "document_label",
+        "id": "document_id",
+        "title": "document_title",
+        "source": "document_source",
+        "date": "document_date",
+    },
+    "chunk": {
+        "label": "chunk_label",
+        "id": "chunk_id",
+        "text": "chunk_text",
+        "embedding": "chunk_embedding",
+        "position": "chunk_position",
+    },
+    "entity": {
+        "label": "entity_label",
+        "id": "entity_id",
+        "name": "entity_name",
+        "name_key": "entity_key",
+        "type": "entity_type",
+        "description": "entity_description",
+        "aliases": "entity_aliases",
+        "alias_keys": "entity_alias_keys",
+        "name_embedding": "entity_name_embedding",
+    },
+    "part_of": {"type": "part_of_type", "direction": "part_of_direction"},
+    "mentions": {"type": "mentions_type", "direction": "mentions_direction"},
+    "next_chunk": {"type": "next_chunk_type"},
+    "relations": {
+        "mode": "relation_mode",
+        "generic_type": "generic_relation_type",
+        "type_property": "relation_type_property",
+        "text_property": "relation_text_property",
+        "chunk_property": "relation_chunk_property",
+    },
+}
+
+
+def mapping_fields(data: dict[str, Any], origin: str) -> dict[str, Any]:
+    """Flatten a mapping file's tables into SchemaMapping fields; unknown keys are errors."""
+    known = set(SchemaMapping.model_fields)
+    fields: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in _SECTIONS:
+            if not isinstance(value, dict):
+                raise ConfigurationError(f"{origin}: [{key}] must be a table of names")
+            for sub, sub_value in value.items():
+                if sub not in _SECTIONS[key]:
+                    raise ConfigurationError(
+                        f"{origin}: unknown key {key}.{sub}; known: "
+                        f"{', '.join(sorted(_SECTIONS[key]))}"
+                    )
+                fields[_SECTIONS[key][sub]] = sub_value
+        elif key in known:
+            fields[key] = value
+        else:
+            raise ConfigurationError(
+                f"{origin}: unknown key {key!r}; use the tables "
+                f"{', '.join(f'[{s}]' for s in _SECTIONS)} or 'base' (a preset to start from)"
+            )
+    # "none"/"" in a file means "no such relationship" for the optional relationship types.
+    for optional in ("part_of_type", "next_chunk_type"):
+        if isinstance(fields.get(optional), str) and fields[optional].lower() in ("", "none"):
+            fields[optional] = None
+    return fields
+
+
+def load_schema_file(path: Path) -> SchemaMapping:
+    """Read a TOML or JSON mapping file (see docs/existing-kgs.md) into a SchemaMapping.
+
+    ``base = "<preset>"`` starts from a preset (default ``guidedrag``); every other key overrides.
+    """
+    origin = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigurationError(
+            f"cannot read the schema mapping file {origin}: {exc.strerror or exc}; check "
+            f"--schema / GUIDEDRAG_SCHEMA_FILE"
+        ) from None
+    try:
+        if path.suffix.lower() == ".json":
+            data = json.loads(raw.decode("utf-8"))
+        else:
+            data = tomllib.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
+        raise ConfigurationError(f"{origin} is not valid {kind}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigurationError(f"{origin}: the mapping must be a table/object of names")
+    data = dict(data)
+    base = data.pop("base", "guidedrag")
+    preset_name = data.pop("preset", None)
+    try:
+        start = schema_for(str(base))
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"{origin}: base: {exc}") from None
+    fields = mapping_fields(data, origin)
+    try:
+        merged = {**start.model_dump(), **fields, "preset": preset_name or CUSTOM}
+        return SchemaMapping.model_validate(merged)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'mapping'}: {e['msg']}" for e in exc.errors()
+        )
+        raise ConfigurationError(f"{origin}: {problems}") from None
+
+
+def mapping_document(schema: SchemaMapping) -> dict[str, Any]:
+    """A SchemaMapping as mapping-file tables (what ``guidedrag kb inspect`` writes)."""
+    values = schema.model_dump()
+    out: dict[str, Any] = {}
+    for section, keys in _SECTIONS.items():
+        table = {sub: values[field] for sub, field in keys.items()}
+        out[section] = {k: ("none" if v is None else v) for k, v in table.items()}
+    return out
+
+
+def to_toml(document: dict[str, Any], header: str = "") -> str:
+    """Mapping-file tables as TOML (string values only; the standard library cannot write it)."""
+    lines = [f"# {line}" if line else "#" for line in header.splitlines()]
+    for section, table in document.items():
+        if lines:
+            lines.append("")
+        lines.append(f"[{section}]")
+        for key, value in table.items():
+            lines.append(f"{key} = {json.dumps(value, ensure_ascii=False)}")
+    return "\n".join(lines) + "\n"
 
 
 def name_key(name: str) -> str:

@@ -184,3 +184,58 @@ def sample_db(driver: Driver, settings: Settings) -> Driver:
         wipe(driver)
         load_bundle(driver, settings, PRESETS["guidedrag"], bundle, migrate=True)
     return driver
+
+
+# --- KG builders (tests/test_builders_*.py) ---------------------------------------------------
+APOC_NEO4J_VERSION = "5.26.30"
+
+
+@pytest.fixture(scope="session")
+def apoc_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """Settings for a second real server: Neo4j 5.26 with APOC Core in plugins/.
+
+    The KG builders' writers (neo4j-graphrag, LangChain, LlamaIndex) call APOC procedures, and
+    APOC Core has no 2026.x release on Maven Central, so these tests run on the 5.26 LTS line.
+    Started once per session, on free ports (``GUIDEDRAG_TEST_APOC_URI`` reuses a running one).
+    """
+    uri = os.environ.get("GUIDEDRAG_TEST_APOC_URI")
+    server: LocalNeo4j | None = None
+    password = os.environ.get("GUIDEDRAG_TEST_APOC_PASSWORD", TEST_PASSWORD)
+    if not uri:
+        server = LocalNeo4j(
+            tmp_path_factory.mktemp("neo4j-apoc"),
+            version=APOC_NEO4J_VERSION,
+            cache_dir=cache_dir(),
+            bolt_port=free_port(),
+            http_port=free_port(),
+            password=TEST_PASSWORD,
+            heap="768m",
+            pagecache="128m",
+            with_apoc=True,
+        )
+        server.start(timeout_s=300)
+        uri, password = server.uri, TEST_PASSWORD
+    try:
+        yield Settings(
+            _env_file=None,  # type: ignore[call-arg]
+            neo4j_uri=uri,
+            neo4j_password=password,
+            neo4j_database="neo4j",
+            openai_api_key=None,
+            openai_base_url=None,
+        )
+    finally:
+        if server is not None:
+            server.stop()
+
+
+@pytest.fixture(scope="session")
+def apoc_driver(apoc_settings: Settings) -> Iterator[Driver]:
+    drv = GraphDatabase.driver(
+        apoc_settings.neo4j_uri,
+        auth=(apoc_settings.neo4j_username, apoc_settings.neo4j_password.get_secret_value()),
+    )
+    try:
+        yield drv
+    finally:
+        drv.close()

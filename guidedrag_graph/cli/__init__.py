@@ -137,8 +137,18 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="guidedrag-graph")
-def cli() -> None:
+@click.option(
+    "--schema",
+    "schema_file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="schema mapping file (TOML/JSON) for this command; same as GUIDEDRAG_SCHEMA_FILE",
+)
+def cli(schema_file: str | None) -> None:
     """GuidedRAG on Neo4j: steer retrieval with a selection over your knowledge graph."""
+    if schema_file:
+        # Every command reads Settings() from the environment: one place sets it for all.
+        os.environ["GUIDEDRAG_SCHEMA_FILE"] = os.path.abspath(schema_file)
 
 
 def _debug() -> bool:

@@ -9,6 +9,7 @@ import click
 
 from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
 from guidedrag_graph.config import Settings
+from guidedrag_graph.errors import GuidedRAGError
 from guidedrag_graph.kb.loader import DEFAULT_BATCH_SIZE, load_bundle
 from guidedrag_graph.kb.stats import kb_stats
 
@@ -162,4 +163,115 @@ def musique(
         echo_json(report.to_dict())
         return
     for line in report.lines():
+        click.echo(line)
+
+
+# --- existing graphs: kb inspect / kb adopt (docs/existing-kgs.md) ---------------------------
+_schema_option = click.option(
+    "--schema",
+    "schema_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="schema mapping file (TOML/JSON); default GUIDEDRAG_SCHEMA_FILE, else the preset",
+)
+
+
+def _settings_with_schema(schema_file: Path | None) -> Settings:
+    settings = load_settings()
+    return settings.model_copy(update={"schema_file": schema_file}) if schema_file else settings
+
+
+@kb.command("inspect")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="write the proposed mapping file here (default: print it)",
+)
+@click.option("--sample", default=200, show_default=True, help="nodes sampled per label")
+@click.option("--json", "as_json", is_flag=True, help="print the layout and proposal as JSON")
+def inspect_cmd(out: Path | None, sample: int, as_json: bool) -> None:
+    """Read an existing graph's layout and propose a schema mapping file (changes nothing)."""
+    from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping, schema_mismatch
+    from guidedrag_graph.schema import mapping_document, to_toml
+
+    settings = load_settings()
+    with driver_for(settings) as driver:
+        layout = inspect_graph(driver, settings.neo4j_database, sample=sample)
+        proposed, notes = propose_mapping(layout)
+        try:
+            current = schema_mismatch(driver, settings.neo4j_database, schema_of(settings))
+        except GuidedRAGError as exc:
+            current = str(exc)
+    header = "\n".join(
+        [
+            "Schema mapping proposed by `guidedrag kb inspect`: check every guess, then use it",
+            "with --schema FILE or GUIDEDRAG_SCHEMA_FILE=FILE (see docs/existing-kgs.md).",
+            *(f"note: {note}" for note in notes),
+        ]
+    )
+    text = to_toml(mapping_document(proposed), header)
+    if as_json:
+        echo_json(
+            {
+                "layout": layout.to_dict(),
+                "mapping": mapping_document(proposed),
+                "notes": notes,
+                "configured_mapping_mismatch": current,
+            }
+        )
+    else:
+        click.echo("labels:")
+        for label, count in layout.labels.items():
+            keys = ", ".join(p.key for p in layout.properties.get(label, []))
+            click.echo(f"  :{label:<28}{count:>10,}  {keys}")
+        click.echo("relationships (sampled):")
+        for a, rtype, b, n in layout.relationships:
+            click.echo(f"  ({':'.join(a)})-[:{rtype}]->({':'.join(b)})  {n:,}")
+        click.echo("indexes:")
+        for index in layout.indexes:
+            on = ", ".join(index["properties"] or [])
+            labels = ":".join(index["labels"] or [])
+            click.echo(f"  {index['name']:<32}{index['type']:<10}:{labels}({on})")
+        click.echo(
+            "configured mapping: "
+            + ("fits this graph" if current is None else f"does not fit: {current}")
+        )
+    if out is not None:
+        out.write_text(text, encoding="utf-8")
+        if not as_json:
+            click.echo(
+                f"wrote the proposed mapping to {out}; review it, then: "
+                f"guidedrag kb adopt --schema {out}"
+            )
+    elif not as_json:
+        click.echo("")
+        click.echo(text, nl=False)
+
+
+@kb.command("adopt")
+@_schema_option
+@click.option("--drop", is_flag=True, help="undo: drop what adopt created, nothing else")
+@click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
+def adopt_cmd(schema_file: Path | None, drop: bool, as_json: bool) -> None:
+    """Create only what guided retrieval needs on an existing graph (full-text index on entity
+    names, name_key, chunk vector index); --drop undoes it."""
+    from guidedrag_graph.errors import ConfigurationError
+    from guidedrag_graph.kb.adopt import adopt, unadopt
+    from guidedrag_graph.kb.inspect import schema_mismatch
+
+    settings = _settings_with_schema(schema_file)
+    schema = schema_of(settings)
+    with driver_for(settings) as driver:
+        if drop:
+            report = unadopt(driver, settings, schema)
+        else:
+            mismatch = schema_mismatch(driver, settings.neo4j_database, schema)
+            if mismatch is not None:
+                raise ConfigurationError(mismatch)
+            report = adopt(driver, settings, schema)
+    if as_json:
+        echo_json(report.to_dict())
+        return
+    for line in report.lines() or ["nothing to do"]:
         click.echo(line)

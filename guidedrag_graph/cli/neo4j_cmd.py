@@ -11,6 +11,7 @@ from guidedrag_graph.cli.common import load_settings
 from guidedrag_graph.config import Settings, redact_uri
 from guidedrag_graph.errors import Neo4jRuntimeError
 from guidedrag_graph.runtime import PINNED_VERSIONS, LocalNeo4j, install, install_rank_plugin
+from guidedrag_graph.runtime.apoc import apoc_version_for, install_apoc
 from guidedrag_graph.runtime.neo4j_local import BROWSER_VERSION, install_browser, port_in_use
 
 
@@ -20,6 +21,7 @@ def _server(
     home: Path | None,
     bolt_port: int | None,
     http_port: int | None,
+    with_apoc: bool = False,
 ) -> LocalNeo4j:
     version = version or settings.neo4j_version
     return LocalNeo4j(
@@ -31,6 +33,7 @@ def _server(
         password=settings.neo4j_password.get_secret_value(),
         heap=settings.neo4j_heap,
         pagecache=settings.neo4j_pagecache,
+        with_apoc=with_apoc,
     )
 
 
@@ -48,6 +51,12 @@ _home = click.option(
 )
 _bolt = click.option("--bolt-port", type=int, default=None)
 _http = click.option("--http-port", type=int, default=None)
+_apoc = click.option(
+    "--with-apoc",
+    is_flag=True,
+    help="add APOC Core to plugins/ (KG builders' writers need it; Maven Central has it for "
+    "5.26 only)",
+)
 
 
 @click.group()
@@ -58,22 +67,31 @@ def neo4j() -> None:
 @neo4j.command("install")
 @_version
 @_home
+@_apoc
 @click.option(
     "--rank-plugin/--no-rank-plugin",
     default=True,
     show_default=True,
     help="build (or reuse) the guidedrag.rank plugin and put it into the server's plugins/",
 )
-def install_cmd(version: str | None, home: Path | None, rank_plugin: bool) -> None:
+def install_cmd(version: str | None, home: Path | None, with_apoc: bool, rank_plugin: bool) -> None:
     """Download the server jars and Neo4j Browser into the cache (reused when present), and
-    add the rank plugin."""
+    add the rank plugin (and APOC with --with-apoc)."""
     settings = load_settings()
     version = version or settings.neo4j_version
+    if with_apoc:
+        apoc_version_for(version)  # refuse before a long download when no APOC matches
     lib = install(version, settings.neo4j_cache_dir, quiet=False)
     size = sum(p.stat().st_size for p in lib.glob("*.jar"))
     click.echo(
         f"Neo4j {version}: {len(list(lib.glob('*.jar')))} jars, {size / 2**20:.0f} MiB in {lib}"
     )
+    if with_apoc:
+        apoc = install_apoc(version, settings.neo4j_cache_dir, lib)
+        click.echo(
+            f"APOC Core {apoc_version_for(version)}: {len(list(apoc.glob('*.jar')))} jars in "
+            f"{apoc} (copied into plugins/ by `guidedrag neo4j start --with-apoc`)"
+        )
     browser = install_browser(settings.neo4j_cache_dir)
     click.echo(
         f"Neo4j Browser {BROWSER_VERSION}: {browser} (added to each server's plugins/ at start; "
@@ -96,11 +114,16 @@ def install_cmd(version: str | None, home: Path | None, rank_plugin: bool) -> No
 @_home
 @_bolt
 @_http
+@_apoc
 def start(
-    version: str | None, home: Path | None, bolt_port: int | None, http_port: int | None
+    version: str | None,
+    home: Path | None,
+    bolt_port: int | None,
+    http_port: int | None,
+    with_apoc: bool,
 ) -> None:
     """Start in the background (auth on, loopback only) and wait until Bolt answers."""
-    server = _server(load_settings(), version, home, bolt_port, http_port)
+    server = _server(load_settings(), version, home, bolt_port, http_port, with_apoc)
     if server.version not in PINNED_VERSIONS:
         click.echo(
             f"warning: Neo4j {server.version} is not one of the tested versions "

@@ -130,7 +130,7 @@ def _gold_in_selection(
     rows = read_query(
         selector.driver,
         prep.compiled.cypher
-        + f"\nWITH c WHERE c.{schema.q(schema.chunk_id)} IN $eval_gold_ids RETURN count(c) AS n",
+        + f"\nWITH c WHERE {schema.chunk_ref('c')} IN $eval_gold_ids RETURN count(c) AS n",
         {**prep.compiled.params, "eval_gold_ids": list(gold_ids)},
         database=settings.neo4j_database,
     )

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from guidedrag_graph.errors import Neo4jRuntimeError
+from guidedrag_graph.runtime.apoc import APOC_PATTERNS, copy_into_plugins, install_apoc
 from guidedrag_graph.runtime.plugins import plugin_conf_lines
 
 log = logging.getLogger(__name__)
@@ -313,6 +314,7 @@ class LocalNeo4j:
         password: str = "guidedrag-local",
         heap: str = "1g",
         pagecache: str = "512m",
+        with_apoc: bool = False,
     ) -> None:
         self.home = home
         self.version = version
@@ -323,6 +325,8 @@ class LocalNeo4j:
         self.heap = heap
         self.pagecache = pagecache
         self.line = server_line(version)
+        # APOC Core in plugins/ (runtime/apoc.py): KG builders' writers call its procedures.
+        self.with_apoc = with_apoc
 
     @property
     def state_file(self) -> Path:
@@ -383,7 +387,8 @@ class LocalNeo4j:
             f"server.directories.import={self.home / 'import'}",
             "db.tx_log.rotation.retention_policy=2 files",
             *self.line.extra_conf,
-            *plugin_conf_lines(self.home),  # extra jars in plugins/ (runtime/plugins.py)
+            # extra jars in plugins/ (runtime/plugins.py) and APOC: one unrestricted line
+            *plugin_conf_lines(self.home, APOC_PATTERNS if self.with_apoc else ()),
         ]
         conf = conf_dir / "neo4j.conf"
         conf.write_text("\n".join(lines) + "\n")
@@ -451,6 +456,10 @@ class LocalNeo4j:
                 )
         java = find_java(self.line.java_major)
         lib = install(self.version, self.cache_dir)
+        if self.with_apoc:
+            copy_into_plugins(
+                install_apoc(self.version, self.cache_dir, lib), self.home / "plugins"
+            )
         conf_dir = self._write_conf()
         add_browser(self.home / "plugins", self.cache_dir)  # http://127.0.0.1:<http>/browser/
         self._set_initial_password(java, lib, conf_dir)

@@ -98,9 +98,16 @@ def remove_plugin(home: Path, name: str) -> bool:
     return existed
 
 
-def plugin_conf_lines(home: Path) -> list[str]:
-    """neo4j.conf lines the installed plugins need (none when no jar asks for any)."""
-    patterns = sorted({p for entry in installed_plugins(home) for p in entry.unrestricted})
+def plugin_conf_lines(home: Path, extra_unrestricted: tuple[str, ...] = ()) -> list[str]:
+    """neo4j.conf lines the installed plugins need (none when no jar asks for any).
+
+    ``extra_unrestricted``: patterns of jars placed by other means (APOC), so the one
+    ``dbms.security.procedures.unrestricted`` line covers them all (a second line would clash).
+    """
+    patterns = sorted(
+        {p for entry in installed_plugins(home) for p in entry.unrestricted}
+        | set(extra_unrestricted)
+    )
     if not patterns:
         return []
     return [f"dbms.security.procedures.unrestricted={','.join(patterns)}"]

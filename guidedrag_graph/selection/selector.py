@@ -131,6 +131,15 @@ class Selector:
             settings.query_timeout,
         )
 
+    def schema_mismatch(self) -> str | None:
+        """Why the schema mapping does not describe this database (``None``: it does); asked
+        only when a name is unknown, so a wrong preset is named instead of blaming the name."""
+        from guidedrag_graph.kb.inspect import schema_mismatch
+
+        if not hasattr(self, "_mismatch"):
+            self._mismatch = schema_mismatch(self.driver, self.database, self.schema)
+        return self._mismatch
+
     # --- preparation -----------------------------------------------------------------------
     def prepare(self, expr: A.Expr | str) -> PreparedSelection:
         """Resolve entity names, documents and relation types; compile. No chunk is touched.
@@ -160,6 +169,8 @@ class Selector:
     def _unknown_entity(self, term: str, name: str) -> EmptySelection:
         suggestions = tuple(self.resolver.suggestions(name))
         hint = f"; did you mean {', '.join(map(repr, suggestions))}?" if suggestions else ""
+        if mismatch := self.schema_mismatch():
+            hint = f"; {mismatch}{hint}"
         return EmptySelection(
             "unknown_entity",
             term,
@@ -227,9 +238,8 @@ class Selector:
         prep = expr if isinstance(expr, PreparedSelection) else self.prepare(expr)
         if prep.empty is not None:
             return []
-        q = self.schema.q
         rows = self._read(
-            prep.compiled.cypher + f"\nRETURN c.{q(self.schema.chunk_id)} AS id",
+            prep.compiled.cypher + f"\nRETURN {self.schema.chunk_ref('c')} AS id",
             prep.compiled.params,
         )
         return sorted(str(r["id"]) for r in rows)

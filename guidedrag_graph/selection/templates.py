@@ -132,7 +132,8 @@ def render(text: str, schema: SchemaMapping) -> str:
                 f"template property {var}.{name} has no SchemaMapping field; add it to "
                 f"selection/templates.py _PROPERTIES"
             )
-        return f"{var}.{q(getattr(schema, table[name]))}"
+        # schema.prop: an id field mapped to "elementId()" renders as elementId(var).
+        return schema.prop(var, getattr(schema, table[name]))
 
     out = _MENTIONS.sub(mentions, text)
     out = _PART_OF.sub(part_of, out)

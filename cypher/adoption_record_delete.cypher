@@ -1,0 +1,2 @@
+// adoption_record_delete — forget the adoption record (`guidedrag kb adopt --drop`).
+MATCH (a:__GuidedRAGAdoption) DELETE a

@@ -1,0 +1,220 @@
+"""``guidedrag kb adopt``: give an existing graph what guided retrieval needs, and nothing else.
+
+A graph written by a KG builder or by hand already has its chunks, embeddings and entities;
+``guidedrag migrate`` would add uniqueness constraints (which fail on, or constrain, the user's
+data) and indexes the loader needs. Adoption creates only:
+
+- the full-text index over entity names and aliases (suggestions, full-text tagger);
+- ``name_key`` on entities that lack it, with its range index (case-insensitive names);
+- the chunk vector index, declared ``WITH [c.<id>]`` where the server supports filters
+  (2026.06+) and the chunk id is a property, unless a vector index on the chunk embeddings
+  already exists: then that one is reused and its name reported (GUIDEDRAG_VECTOR_INDEX_NAME).
+
+What it created is recorded on one ``(:__GuidedRAGAdoption)`` node, so ``--drop`` removes exactly
+that: the indexes it made and the keys it wrote. No other property, node or relationship of the
+user's is touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from neo4j import Driver
+
+from guidedrag_graph.config import Settings
+from guidedrag_graph.db import escape_identifier, read_query, server_info
+from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.migrate import vector_index_config
+from guidedrag_graph.query_templates import render
+from guidedrag_graph.schema import ELEMENT_ID, PRESETS, SchemaMapping, name_key
+
+_BATCH = 5_000
+
+
+@dataclass
+class AdoptReport:
+    """What adopt created, reused or removed; ``lines()`` is what the CLI prints."""
+
+    created: list[str] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    name_keys_written: int = 0
+    name_keys_removed: int = 0
+    vector_index_name: str | None = None
+    vector_index_filtered: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    def lines(self) -> list[str]:
+        out = [f"created index {name}" for name in self.created]
+        out += [f"reused index {name}" for name in self.reused]
+        out += [f"dropped index {name}" for name in self.dropped]
+        if self.name_keys_written:
+            out.append(f"wrote name_key on {self.name_keys_written} entities")
+        if self.name_keys_removed:
+            out.append(f"removed name_key from {self.name_keys_removed} entities")
+        out += [f"note: {note}" for note in self.notes]
+        return out
+
+
+def _indexes(driver: Driver, database: str) -> list[dict[str, Any]]:
+    return read_query(driver, render("schema_indexes", PRESETS["guidedrag"]), database=database)
+
+
+def _ddl(name: str, schema: SchemaMapping, index_name: str, default: str) -> str:
+    return render(name, schema, replacements={f"`{default}`": escape_identifier(index_name)})
+
+
+def adopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptReport:
+    """Create what guided retrieval needs on an existing graph (idempotent)."""
+    database = settings.neo4j_database
+    report = AdoptReport()
+    existing = {str(i["name"]): i for i in _indexes(driver, database)}
+    created: list[str] = []
+
+    def create(query: str, name: str, params: dict[str, Any] | None = None) -> None:
+        if name in existing:
+            report.reused.append(name)
+            return
+        driver.execute_query(query, params or {}, database_=database)
+        created.append(name)
+        report.created.append(name)
+
+    fulltext = settings.entity_fulltext_index_name
+    create(_ddl("adopt_fulltext_index", schema, fulltext, "entity_names"), fulltext)
+    key_index = f"{settings.index_prefix}_entity_name_key"
+    create(_ddl("adopt_name_key_index", schema, key_index, "guidedrag_entity_name_key"), key_index)
+    report.name_keys_written = _write_name_keys(driver, database, schema)
+
+    _adopt_vector_index(driver, settings, schema, existing, report, create)
+    previous = _record(driver, database)
+    record = {
+        "indexes": sorted(set(previous.get("indexes", [])) | set(created)),
+        "name_key_property": schema.entity_key,
+        "entity_label": schema.entity_label,
+        "name_keys_written": int(previous.get("name_keys_written", 0)) + report.name_keys_written,
+    }
+    driver.execute_query(
+        render("adoption_record_write", PRESETS["guidedrag"]),
+        {"record": record},
+        database_=database,
+    )
+    driver.execute_query(f"CALL db.awaitIndexes({600})", database_=database)
+    return report
+
+
+def _adopt_vector_index(
+    driver: Driver,
+    settings: Settings,
+    schema: SchemaMapping,
+    existing: dict[str, dict[str, Any]],
+    report: AdoptReport,
+    create: Any,
+) -> None:
+    database = settings.neo4j_database
+    on_chunks = [
+        i
+        for i in existing.values()
+        if i["type"] == "VECTOR"
+        and list(i["labels"] or []) == [schema.chunk_label]
+        and list(i["properties"] or [])[:1] == [schema.chunk_embedding]
+    ]
+    wanted = settings.vector_index_name
+    if on_chunks:
+        index = next((i for i in on_chunks if i["name"] == wanted), on_chunks[0])
+        report.vector_index_name = str(index["name"])
+        report.vector_index_filtered = schema.chunk_id in list(index["properties"])[1:]
+        if index["name"] != wanted:
+            report.notes.append(
+                f"the chunk embeddings already have the vector index {index['name']!r}: set "
+                f"GUIDEDRAG_VECTOR_INDEX_NAME={index['name']} (Neo4j allows one per property)"
+            )
+        else:
+            report.reused.append(wanted)
+        return
+    rows = read_query(driver, render("adopt_embedding_size", schema), database=database)
+    if not rows:
+        report.notes.append(
+            f"no :{schema.chunk_label} node has {schema.chunk_embedding!r}: embed the chunks "
+            f"first; no vector index created"
+        )
+        return
+    dimensions = int(rows[0]["dimensions"])
+    if dimensions != settings.embedding_dimensions:
+        raise ConfigurationError(
+            f"the chunk embeddings have {dimensions} dimensions but the configured embedder "
+            f"gives {settings.embedding_dimensions}: set GUIDEDRAG_EMBEDDING_DIMENSIONS and the "
+            f"embedder that made them (questions must be embedded by the same model)"
+        )
+    server = server_info(driver, database)
+    filtered = server.supports_search_in_filter and schema.chunk_id != ELEMENT_ID
+    config = vector_index_config(settings, server)
+    template = "adopt_vector_index_filtered" if filtered else "adopt_vector_index"
+    create(
+        _ddl(template, schema, wanted, "chunk_embedding"), wanted, {"vector_index_config": config}
+    )
+    report.vector_index_name = wanted
+    report.vector_index_filtered = filtered
+    if not filtered:
+        why = (
+            "chunks are addressed by elementId()"
+            if schema.chunk_id == ELEMENT_ID
+            else f"Neo4j {server.version} has no vector filters (2026.06+)"
+        )
+        report.notes.append(
+            f"vector index without filter properties ({why}): large selections rank by "
+            f"post-filtering the index, not inside it"
+        )
+
+
+def _write_name_keys(driver: Driver, database: str, schema: SchemaMapping) -> int:
+    rows = read_query(driver, render("adopt_name_keys_read", schema), database=database)
+    query = render("adopt_name_keys_write", schema)
+    written = 0
+    batch = [{"eid": r["eid"], "key": name_key(str(r["name"]))} for r in rows]
+    for start in range(0, len(batch), _BATCH):
+        records = driver.execute_query(
+            query, {"rows": batch[start : start + _BATCH]}, database_=database
+        ).records
+        written += int(records[0]["written"]) if records else 0
+    return written
+
+
+def _record(driver: Driver, database: str) -> dict[str, Any]:
+    rows = read_query(driver, render("adoption_record", PRESETS["guidedrag"]), database=database)
+    return dict(rows[0]["record"]) if rows else {}
+
+
+def unadopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptReport:
+    """Undo ``adopt``: drop the indexes it created and the name keys it wrote, nothing else."""
+    database = settings.neo4j_database
+    report = AdoptReport()
+    record = _record(driver, database)
+    if not record:
+        report.notes.append("this database has no adoption record: nothing to undo")
+        return report
+    plain = PRESETS["guidedrag"]
+    existing = {str(i["name"]) for i in _indexes(driver, database)}
+    for name in record.get("indexes", []):
+        if name in existing:
+            driver.execute_query(render("drop_index", plain), {"name": name}, database_=database)
+            report.dropped.append(str(name))
+    if int(record.get("name_keys_written", 0)):
+        keyed = schema.model_copy(
+            update={
+                "entity_label": str(record.get("entity_label", schema.entity_label)),
+                "entity_key": str(record.get("name_key_property", schema.entity_key)),
+            }
+        )
+        query = render("adopt_name_keys_remove", keyed)
+        while True:
+            rows = driver.execute_query(query, database_=database).records
+            removed = int(rows[0]["removed"]) if rows else 0
+            report.name_keys_removed += removed
+            if removed == 0:
+                break
+    driver.execute_query(render("adoption_record_delete", plain), database_=database)
+    return report

@@ -1,0 +1,340 @@
+"""Read an existing graph's layout and propose a schema mapping; say when a mapping does not fit.
+
+Users bring graphs written by KG builders or by hand. ``inspect_graph`` reads what is there
+(labels with counts, relationship types between labels, property keys with their value types,
+indexes) and ``propose_mapping`` guesses the chunk, document and entity labels from it: chunks
+carry a long string and a LIST<FLOAT>, entities hang off chunks and carry a short name,
+documents hang off chunks and carry no embedding. The guess is written as a mapping file that
+the user reviews; nothing is changed in the database.
+
+``schema_mismatch`` is the cheap check (count store, one small sample) that turns "no entity
+named 'Euro'" into "no :Chunk nodes; this graph has :Passage (1,234) ..." when the configured
+preset or mapping does not describe the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from neo4j import Driver
+
+from guidedrag_graph.db import read_query
+from guidedrag_graph.query_templates import render
+from guidedrag_graph.schema import ELEMENT_ID, PRESETS, SchemaMapping
+
+_PLAIN = PRESETS["guidedrag"]
+# Our own bookkeeping and the builders' internal labels are never chunks, documents or entities.
+_INTERNAL = ("__GuidedRAGMigration", "__GuidedRAGAdoption", "__KGBuilder__", "__Node__")
+
+
+@dataclass(frozen=True)
+class PropertyInfo:
+    key: str
+    present: int
+    distinct: int
+    types: tuple[str, ...]
+    avg_length: float | None
+
+    @property
+    def is_string(self) -> bool:
+        return any(t.startswith("STRING") for t in self.types)
+
+    @property
+    def is_vector(self) -> bool:
+        return any(t.startswith("LIST<FLOAT") for t in self.types)
+
+
+@dataclass
+class GraphLayout:
+    """What ``guidedrag kb inspect`` reads: enough to map a graph, never its content."""
+
+    labels: dict[str, int]
+    properties: dict[str, list[PropertyInfo]]
+    relationships: list[tuple[tuple[str, ...], str, tuple[str, ...], int]]
+    indexes: list[dict[str, Any]] = field(default_factory=list)
+    constraints: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "labels": self.labels,
+            "properties": {
+                label: [
+                    {
+                        "key": p.key,
+                        "present": p.present,
+                        "distinct": p.distinct,
+                        "types": list(p.types),
+                        "avg_length": p.avg_length,
+                    }
+                    for p in props
+                ]
+                for label, props in self.properties.items()
+            },
+            "relationships": [
+                {"from": list(a), "type": t, "to": list(b), "sampled": n}
+                for a, t, b, n in self.relationships
+            ],
+            "indexes": self.indexes,
+            "constraints": self.constraints,
+        }
+
+
+def _read(driver: Driver, database: str, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    return read_query(driver, render(name, _PLAIN), params, database=database)
+
+
+def label_counts(driver: Driver, database: str) -> dict[str, int]:
+    rows = _read(driver, database, "inspect_labels", {})
+    return {str(r["label"]): int(r["nodes"]) for r in rows}
+
+
+def label_properties(
+    driver: Driver, database: str, label: str, sample: int = 200
+) -> list[PropertyInfo]:
+    rows = _read(driver, database, "inspect_properties", {"label": label, "sample": sample})
+    return [
+        PropertyInfo(
+            str(r["key"]),
+            int(r["present"]),
+            int(r["distinct"]),
+            tuple(str(t) for t in r["types"]),
+            None if r["avg_length"] is None else float(r["avg_length"]),
+        )
+        for r in rows
+    ]
+
+
+def inspect_graph(driver: Driver, database: str, *, sample: int = 200) -> GraphLayout:
+    labels = label_counts(driver, database)
+    properties = {
+        label: label_properties(driver, database, label, sample)
+        for label, count in labels.items()
+        if count and label not in _INTERNAL
+    }
+    rels = [
+        (tuple(r["from"]), str(r["type"]), tuple(r["to"]), int(r["n"]))
+        for r in _read(driver, database, "inspect_relationships", {"sample": 100_000})
+    ]
+    indexes = [
+        {k: r[k] for k in ("name", "type", "entity_type", "labels", "properties", "state")}
+        for r in _read(driver, database, "schema_indexes", {})
+        if r["type"] != "LOOKUP"
+    ]
+    constraints = [
+        {k: r[k] for k in ("name", "type", "labels", "properties")}
+        for r in _read(driver, database, "schema_constraints", {})
+    ]
+    return GraphLayout(labels, properties, rels, indexes, constraints)
+
+
+# --- proposing a mapping -----------------------------------------------------------------------
+_ID_NAMES = ("id", "pid", "uuid", "uid", "key", "chunk_id", "doc_id", "document_id")
+_TEXT_NAMES = ("text", "content", "body", "page_content", "passage")
+_TITLE_NAMES = ("title", "name", "fileName", "file_name", "path", "url", "id")
+_NAME_NAMES = ("name", "title", "label", "id")
+
+
+def _by_key(props: list[PropertyInfo]) -> dict[str, PropertyInfo]:
+    return {p.key: p for p in props}
+
+
+def _first(props: dict[str, PropertyInfo], names: tuple[str, ...], strings: bool) -> str | None:
+    for name in names:
+        p = props.get(name)
+        if p is not None and (p.is_string or not strings):
+            return name
+    return None
+
+
+def _id_property(props: dict[str, PropertyInfo], count: int) -> str:
+    """A property every sampled node has with a distinct value, else elementId()."""
+    sampled = max((p.present for p in props.values()), default=0)
+    # The usual names first, then any other key that reads like an id (aid, passageId, ...).
+    others = sorted(k for k in props if k.lower().endswith("id") and k not in _ID_NAMES)
+    for name in (*_ID_NAMES, *others):
+        p = props.get(name)
+        if p is not None and p.present == sampled and p.distinct == p.present and not p.is_vector:
+            return name
+    return ELEMENT_ID
+
+
+def _chunk_label(layout: GraphLayout) -> str | None:
+    best: tuple[int, str] | None = None
+    for label, props in layout.properties.items():
+        has_vector = any(p.is_vector for p in props)
+        long_text = max((p.avg_length or 0 for p in props if p.is_string), default=0)
+        if has_vector and long_text >= 20:
+            candidate = (layout.labels.get(label, 0), label)
+            if label == "Chunk":
+                candidate = (candidate[0] + 10**12, label)
+            best = max(best, candidate) if best else candidate
+    return best[1] if best else None
+
+
+def _specific(labels: tuple[str, ...], counts: dict[str, int]) -> str | None:
+    """Of a node's labels, the one a mapping should use: a shared base label (``__Entity__``)
+    beats the per-type labels a builder adds beside it."""
+    usable = [label for label in labels if label not in _INTERNAL]
+    if "__Entity__" in usable:
+        return "__Entity__"
+    if not usable:
+        return None
+    return max(usable, key=lambda label: (counts.get(label, 0), label))
+
+
+def propose_mapping(layout: GraphLayout) -> tuple[SchemaMapping, list[str]]:
+    """The mapping that best fits ``layout``, with notes on every guess a person should check."""
+    notes: list[str] = []
+    chunk = _chunk_label(layout)
+    if chunk is None:
+        notes.append(
+            "no label has both a text property and an embedding (LIST<FLOAT>): set [chunk] by "
+            "hand; guided retrieval ranks chunks by their embeddings"
+        )
+        return PRESETS["guidedrag"].model_copy(update={"preset": "custom"}), notes
+    cprops = _by_key(layout.properties[chunk])
+    strings = [p for p in cprops.values() if p.is_string]
+    text = _first(cprops, _TEXT_NAMES, True) or max(strings, key=lambda p: p.avg_length or 0).key
+    embedding = next(
+        (n for n in ("embedding", "vec", "vector") if n in cprops and cprops[n].is_vector),
+        next(p.key for p in cprops.values() if p.is_vector),
+    )
+    fields: dict[str, Any] = {
+        "chunk_label": chunk,
+        "chunk_text": text,
+        "chunk_embedding": embedding,
+        "chunk_id": _id_property(cprops, layout.labels[chunk]),
+    }
+    if "index" in cprops and "position" not in cprops:
+        fields["chunk_position"] = "index"
+
+    # Relationships touching chunks: (other label, type, direction seen from the chunk, count).
+    links: dict[tuple[str, str, str], int] = {}
+    for a, rtype, b, n in layout.relationships:
+        if chunk in a and chunk in b:
+            if "NEXT" in rtype.upper():
+                fields["next_chunk_type"] = rtype
+            continue
+        if chunk in a and (other := _specific(b, layout.labels)):
+            links[(other, rtype, "out")] = links.get((other, rtype, "out"), 0) + n
+        elif chunk in b and (other := _specific(a, layout.labels)):
+            links[(other, rtype, "in")] = links.get((other, rtype, "in"), 0) + n
+
+    def has_vector(label: str) -> bool:
+        return any(p.is_vector for p in layout.properties.get(label, []))
+
+    # Documents: few nodes per chunk, no embedding; entities: the most-linked other label.
+    doc_links = [
+        (count, other, rtype, d)
+        for (other, rtype, d), count in links.items()
+        if not has_vector(other)
+        and layout.labels.get(other, 0) <= layout.labels[chunk]
+        and other != "__Entity__"
+        and (
+            "PART" in rtype.upper()
+            or "DOCUMENT" in rtype.upper()
+            or "HAS" in rtype.upper()
+            or "FROM_DOC" in rtype.upper()
+            or "CONTAINS" in rtype.upper()
+        )
+    ]
+    document: str | None = None
+    if doc_links:
+        _, document, rtype, direction = max(doc_links)
+        fields.update(document_label=document, part_of_type=rtype, part_of_direction=direction)
+    else:
+        fields.update(part_of_type=None)
+        notes.append(
+            f"no relationship links :{chunk} to a document label: each :{chunk} is read as its "
+            f"own document (titles from its own properties)"
+        )
+    entity_links = [
+        (count, other, rtype, d)
+        for (other, rtype, d), count in links.items()
+        if other != document and other != chunk
+    ]
+    if entity_links:
+        _, entity, rtype, direction = max(entity_links)
+        eprops = _by_key(layout.properties.get(entity, []))
+        fields.update(
+            entity_label=entity,
+            mentions_type=rtype,
+            mentions_direction=direction,
+            entity_name=_first(eprops, _NAME_NAMES, True) or "name",
+            entity_id=_id_property(eprops, layout.labels.get(entity, 0)),
+        )
+        name_prop = eprops.get(fields["entity_name"])
+        if (
+            fields["entity_id"] == ELEMENT_ID
+            and name_prop is not None
+            and name_prop.distinct == name_prop.present == max(p.present for p in eprops.values())
+        ):
+            # Unique names are ids already (LangChain stores its entities that way).
+            fields["entity_id"] = fields["entity_name"]
+        if "type" not in eprops and "label" in eprops:
+            fields["entity_type"] = "label"
+    else:
+        notes.append(f"no relationship links :{chunk} to entities: set [entity] and [mentions]")
+    doc_label = fields.get("document_label", chunk)
+    dprops = _by_key(layout.properties.get(doc_label, []))
+    title = _first(dprops, _TITLE_NAMES, True)
+    if title:
+        fields["document_title"] = title
+    if doc_label != chunk:
+        fields["document_id"] = _id_property(dprops, layout.labels.get(doc_label, 0))
+    for key in ("source", "date"):
+        if key not in dprops:
+            alt = {"source": ("path", "file_name", "fileName", "url"), "date": ("createdAt",)}[key]
+            found = next((a for a in alt if a in dprops), None)
+            if found:
+                fields[f"document_{key}"] = found
+    for name in ("chunk_id", "entity_id", "document_id"):
+        if fields.get(name) == ELEMENT_ID:
+            notes.append(
+                f"{name.replace('_', '.')}: no property is present and unique on every sampled "
+                f"node, so nodes are addressed by elementId() (stable while the node exists)"
+            )
+    mapping = PRESETS["guidedrag"].model_copy(update={"preset": "custom"})
+    return SchemaMapping.model_validate({**mapping.model_dump(), **fields}), notes
+
+
+# --- does a mapping fit the database? ------------------------------------------------------------
+def _listing(counts: dict[str, int], limit: int = 6) -> str:
+    shown = [f":{label} ({n:,})" for label, n in counts.items() if n and label not in _INTERNAL][
+        :limit
+    ]
+    return ", ".join(shown) if shown else "no nodes at all"
+
+
+def schema_mismatch(driver: Driver, database: str, schema: SchemaMapping) -> str | None:
+    """One line saying how ``schema`` fails to describe the database, or ``None`` when it fits.
+
+    Only cheap reads: label counts from the count store, and the property keys of a small
+    sample of the mapped chunk and entity labels. An empty database fits any mapping.
+    """
+    counts = label_counts(driver, database)
+    if not any(n for label, n in counts.items() if label not in _INTERNAL):
+        return None
+    what = f"preset {schema.preset!r}" if schema.preset != "custom" else "the schema mapping"
+    for role, label in (("chunk", schema.chunk_label), ("entity", schema.entity_label)):
+        if not counts.get(label):
+            return (
+                f"{what} expects :{label} {role} nodes, but there are none; this graph has "
+                f"{_listing(counts)} — try `guidedrag kb inspect`"
+            )
+    checks = (
+        (schema.chunk_label, "chunk", (schema.chunk_id, schema.chunk_text, schema.chunk_embedding)),
+        (schema.entity_label, "entity", (schema.entity_id, schema.entity_name)),
+    )
+    for label, role, keys in checks:
+        props = {p.key for p in label_properties(driver, database, label, sample=50)}
+        missing = [k for k in keys if k != ELEMENT_ID and k not in props]
+        if missing:
+            have = ", ".join(sorted(props)) or "no properties"
+            return (
+                f"{what} reads {role} property {', '.join(map(repr, missing))} of :{label}, but "
+                f"those nodes have {have} — map them in a file (--schema; `guidedrag kb "
+                f'inspect` proposes one), or "elementId()" for an id'
+            )
+    return None
