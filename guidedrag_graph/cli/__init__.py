@@ -82,7 +82,7 @@ _LAZY: dict[str, tuple[str, str, str]] = {
     "calibrate": (
         "guidedrag_graph.cli.calibrate_cmd",
         "calibrate_command",
-        "Fit the auto-steering tier boosts on a bundle's own questions (k-fold, held-out figures).",
+        "Fit the tier boosts of steering=auto on BUNDLE_DIR's questions by cross-validation.",
     ),
 }
 
