@@ -19,6 +19,7 @@ from guidedrag_graph.db import read_query
 from guidedrag_graph.errors import SelectionError
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 from guidedrag_graph.selection import ast as A
+from guidedrag_graph.selection import templates as T
 from guidedrag_graph.selection.compiler import CompiledSelection, Resolved, compile_plan
 from guidedrag_graph.selection.limits import Limits, check
 from guidedrag_graph.selection.parser import parse
@@ -227,9 +228,8 @@ class Selector:
         prep = expr if isinstance(expr, PreparedSelection) else self.prepare(expr)
         if prep.empty is not None:
             return []
-        q = self.schema.q
         rows = self._read(
-            prep.compiled.cypher + f"\nRETURN c.{q(self.schema.chunk_id)} AS id",
+            prep.compiled.cypher + f"\nRETURN {T.property_of('c', 'id', self.schema)} AS id",
             prep.compiled.params,
         )
         return sorted(str(r["id"]) for r in rows)
@@ -240,9 +240,9 @@ class Selector:
         prep = expr if isinstance(expr, PreparedSelection) else self.prepare(expr)
         if not prep.compiled.is_boost:
             raise SelectionError(f"boosts() needs a boost(...) selection, not {prep.text}")
-        q = self.schema.q
+        chunk_id = T.property_of("c", "id", self.schema)
         rows = self._read(
-            prep.compiled.boosted + f"\nRETURN c.{q(self.schema.chunk_id)} AS id, boost, tier",
+            prep.compiled.boosted + f"\nRETURN {chunk_id} AS id, boost, tier",
             prep.compiled.params,
         )
         return {str(r["id"]): (float(r["boost"]), str(r["tier"])) for r in rows}
