@@ -292,7 +292,7 @@ class _Builder:
         elif isinstance(expr, A.Type):
             values["type"] = expr.name
         elif isinstance(expr, A.Category):
-            values["category"] = expr.name
+            values["category"] = expr.name.lower()  # once here, not per entity in Cypher
         elif isinstance(expr, A.Source):
             values["source"] = expr.name
         elif isinstance(expr, A.Date):
