@@ -61,7 +61,9 @@ def main() -> int:
             max_terms=max(args.n, 200),
             query_timeout=args.timeout,
         )
-        driver = GraphDatabase.driver(server.uri, auth=("neo4j", "guidedrag-bench-pw"))
+        driver = GraphDatabase.driver(
+            server.uri, auth=("neo4j", "guidedrag-bench-pw"), notifications_min_severity="OFF"
+        )
         bundle = read_bundle(sample_kb_dir())
         load_bundle(driver, settings, PRESETS["guidedrag"], bundle, migrate=True)
         names = sorted({e.name for e in bundle.entities})[: args.n]

@@ -61,6 +61,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=10)
     parser.add_argument("--rate", type=float, default=50.0, help="most attempts per second")
     parser.add_argument("--timeout", type=float, default=10.0, help="GUIDEDRAG_QUERY_TIMEOUT")
+    parser.add_argument(
+        "--max-seconds", type=float, default=None, help="stop early (figures for what ran)"
+    )
     parser.add_argument("--uri", help="an existing server (default: start one)")
     parser.add_argument("--password", default="guidedrag-fuzz-pw")
     parser.add_argument("--load", action="store_true", help="wipe and load the sample KB at --uri")
@@ -91,7 +94,9 @@ def main() -> int:
         neo4j_database="neo4j",
         query_timeout=args.timeout,
     )
-    driver = GraphDatabase.driver(uri, auth=(settings.neo4j_username, args.password))
+    driver = GraphDatabase.driver(
+        uri, auth=(settings.neo4j_username, args.password), notifications_min_severity="OFF"
+    )
     try:
         bundle = read_bundle(sample_kb_dir())
         if server is not None or args.load:
@@ -117,6 +122,9 @@ def run(driver, settings: Settings, args: argparse.Namespace, names: list[str]) 
     long_running: set[str] = set()
     started = time.monotonic()
     for i in range(args.n):
+        if args.max_seconds is not None and time.monotonic() - started > args.max_seconds:
+            print(f"  stopped at the time limit ({args.max_seconds:g} s)", flush=True)
+            break
         item = items[i] if i < len(items) else random_item(rng, names[:200])
         outcome = attempt(selector, item)
         outcomes.append(outcome)
