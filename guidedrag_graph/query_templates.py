@@ -12,6 +12,7 @@ selected chunk once).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from guidedrag_graph.resources import cypher_template
 from guidedrag_graph.schema import SchemaMapping
@@ -74,10 +75,26 @@ def render(
     ``:param`` lines are dropped, the slots become escaped identifiers, and only then are the
     ``replacements`` values (already escaped by the caller, e.g. an index name) and the compiled
     selection (already final) put in. Nothing inserted is ever rewritten or cut again.
+
+    Memoised: the result depends only on the arguments (templates are read once), and renaming
+    costs ~0.1-0.4 ms per call, paid on every question otherwise (profiled at 8 clients).
     """
+    return _render(
+        name, schema, selection_cypher, prefix, tuple(sorted((replacements or {}).items()))
+    )
+
+
+@lru_cache(maxsize=1024)
+def _render(
+    name: str,
+    schema: SchemaMapping,
+    selection_cypher: str | None,
+    prefix: str,
+    replacements: tuple[tuple[str, str], ...],
+) -> str:
     text = cypher_template(name)
     values: dict[str, str] = {}
-    for n, (token, value) in enumerate((replacements or {}).items()):
+    for n, (token, value) in enumerate(replacements):
         placeholder = f"\x00V{n}\x00"
         text = text.replace(token, placeholder)
         values[placeholder] = value
