@@ -144,6 +144,18 @@ def finalize(text: str) -> str:
     return _SLOT.sub(escaped, text)
 
 
+_MENTIONS_PLACEHOLDER = "GuidedragMentionsPlaceholder"
+_PART_OF_PLACEHOLDER = "GuidedragPartOfPlaceholder"
+
+
+def _pattern_proxy(schema: SchemaMapping) -> SchemaMapping:
+    """``schema`` with plain placeholder relationship types (no validation: a copy)."""
+    update: dict[str, str] = {"mentions_type": _MENTIONS_PLACEHOLDER}
+    if getattr(schema, "part_of_type", None) is not None:
+        update["part_of_type"] = _PART_OF_PLACEHOLDER
+    return schema.model_copy(update=update)
+
+
 def render(text: str, schema: SchemaMapping) -> str:
     """Map the default-schema names of a fragment to ``schema``'s escaped names."""
     return finalize(render_slots(text, schema))
@@ -157,18 +169,26 @@ def render_slots(text: str, schema: SchemaMapping) -> str:
     def labelled(var: str, label: str | None, field: str) -> str:
         return var + (":" + slot(getattr(schema, field)) if label else "")
 
+    # The patterns' shape (directions, a missing part-of) is the mapping's own business; it
+    # builds them around placeholder type names that are then swapped for slots.
+    shaped = _pattern_proxy(schema)
+
     def mentions(m: re.Match[str]) -> str:
-        chunk = labelled(m.group(1), m.group(2), "chunk_label")
-        entity = labelled(m.group(3), m.group(4), "entity_label")
-        rel = f"[:{slot(schema.mentions_type)}]"
-        if schema.mentions_direction == "out":
-            return f"({chunk})-{rel}->({entity})"
-        return f"({chunk})<-{rel}-({entity})"
+        text = shaped.mentions_pattern(
+            labelled(m.group(1), m.group(2), "chunk_label"),
+            labelled(m.group(3), m.group(4), "entity_label"),
+        )
+        return text.replace(f"`{_MENTIONS_PLACEHOLDER}`", slot(schema.mentions_type))
 
     def part_of(m: re.Match[str]) -> str:
-        chunk = labelled(m.group(1), m.group(2), "chunk_label")
-        document = labelled(m.group(3), m.group(4), "document_label")
-        return f"({chunk})-[:{slot(schema.part_of_type)}]->({document})"
+        text = shaped.part_of_pattern(
+            labelled(m.group(1), m.group(2), "chunk_label"),
+            labelled(m.group(3), m.group(4), "document_label"),
+        )
+        part_of_type = getattr(schema, "part_of_type", None)
+        if part_of_type is None:
+            return text
+        return text.replace(f"`{_PART_OF_PLACEHOLDER}`", slot(part_of_type))
 
     def prop(m: re.Match[str]) -> str:
         var, name = m.group(1), m.group(2)
