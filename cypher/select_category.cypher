@@ -1,11 +1,13 @@
 // select_category — category(c): like type(t) but case-insensitive, for the coarse categories a
 // question's semantics name ("person", "Person", "PERSON"). It scans entity types, not chunks.
+// The compiler lower-cases the value once, in Python, so only the (short, stored) entity types
+// are lower-cased per row, never the user's value (issue 10, D8); write it lower-case here.
 // Columns (Browser): size, truncated, chunk_ids.
 :param sel_category => 'person';
 
 // @fragment set
 CALL () {
-  MATCH (e:Entity) WHERE toLower(e.type) = toLower($sel_category)
+  MATCH (e:Entity) WHERE toLower(e.type) = $sel_category
   MATCH (c:Chunk)-[:MENTIONS]->(e)
   WITH collect(DISTINCT c) AS s
   RETURN s, false AS t

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from guidedrag_graph.resources import cypher_template
 from guidedrag_graph.schema import SchemaMapping
-from guidedrag_graph.selection.templates import render as render_fragment
+from guidedrag_graph.selection.templates import finalize, render_slots
 
 _SELECTION_RE = re.compile(
     r"^[ \t]*// selection:begin[^\n]*\n.*?^[ \t]*// selection:end[^\n]*$", re.M | re.S
@@ -39,8 +39,12 @@ def rename(text: str, schema: SchemaMapping) -> str:
     The same renaming as the selection fragments (one mechanism for every template); comment
     and ``:param`` lines are left alone, since they are dropped before the query runs.
     """
+    return finalize(_rename_slots(text, schema))
+
+
+def _rename_slots(text: str, schema: SchemaMapping) -> str:
     return "\n".join(
-        line if line.lstrip().startswith(("//", ":param")) else render_fragment(line, schema)
+        line if line.lstrip().startswith(("//", ":param")) else render_slots(line, schema)
         for line in text.splitlines()
     )
 
@@ -52,6 +56,11 @@ def splice_selection(text: str, selection_cypher: str) -> str:
     return _SELECTION_RE.sub(lambda _m: selection_cypher.strip(), text, count=1)
 
 
+# Placeholders that survive renaming and comment stripping untouched (NUL never occurs in a
+# template, and no rewrite matches it); they are filled in as the very last steps.
+_SELECTION_MARK = "\x00SELECTION\x00"
+
+
 def render(
     name: str,
     schema: SchemaMapping,
@@ -60,11 +69,16 @@ def render(
     prefix: str = "",
     replacements: dict[str, str] | None = None,
 ) -> str:
-    """The runnable query of template ``name``; ``selection_cypher`` is spliced in after renaming
-    the template (the selection compiler already speaks the schema's names).
+    """The runnable query of template ``name``.
+
+    Order matters (issue 10, D7): the template is renamed with identifier *slots*, comment and
+    ``:param`` lines are dropped, the slots become escaped identifiers, and only then are the
+    ``replacements`` values (already escaped by the caller, e.g. an index name) and the compiled
+    selection (already final) put in. Nothing inserted is ever rewritten or cut again.
 
     Memoised: the result depends only on the arguments (templates are read once), and renaming
-    costs ~0.1–0.4 ms per call, paid on every question otherwise (profiled at 8 clients)."""
+    costs ~0.1-0.4 ms per call, paid on every question otherwise (profiled at 8 clients).
+    """
     return _render(
         name, schema, selection_cypher, prefix, tuple(sorted((replacements or {}).items()))
     )
@@ -79,9 +93,16 @@ def _render(
     replacements: tuple[tuple[str, str], ...],
 ) -> str:
     text = cypher_template(name)
-    for token, value in replacements:
-        text = text.replace(token, value)
-    text = rename(text, schema)
+    values: dict[str, str] = {}
+    for n, (token, value) in enumerate(replacements):
+        placeholder = f"\x00V{n}\x00"
+        text = text.replace(token, placeholder)
+        values[placeholder] = value
     if selection_cypher is not None:
-        text = splice_selection(text, selection_cypher)
-    return prefix + executable(text)
+        text = splice_selection(text, _SELECTION_MARK)
+    text = finalize(executable(_rename_slots(text, schema)))
+    for placeholder, value in values.items():
+        text = text.replace(placeholder, value)
+    if selection_cypher is not None:
+        text = text.replace(_SELECTION_MARK, selection_cypher.strip())
+    return prefix + text

@@ -211,3 +211,10 @@ def test_entity_lists_round_trip() -> None:
     assert expr.to_json() == {"op": "entities", "names": ["Rome", "Gaul"]}
     with pytest.raises(SelectionSyntaxError, match="at least one name"):
         parse("entity([])")
+
+
+def test_category_value_is_lower_cased_once_in_python() -> None:
+    expr = parse("category('PERSON')")
+    plan = compile_plan(expr, identity_resolution(expr), PRESETS["guidedrag"], hop_cap=10)
+    assert plan.params["sel_0_category"] == "person"
+    assert "toLower($sel" not in plan.selection(PRESETS["guidedrag"]).cypher

@@ -86,23 +86,25 @@ class CompiledPlan:
 
     def selection(self, schema: SchemaMapping) -> CompiledSelection:
         if self.is_all:
-            return CompiledSelection(self.body, self.params, True)
+            return CompiledSelection(T.finalize(self.body), self.params, True)
         if self.is_boost:
-            every = T.render(T.fragment("select_all", "alone"), schema).strip()
-            rows = T.render(T.fragment("select_boost", "rows"), schema).strip()
+            every = T.render_slots(T.fragment("select_all", "alone"), schema).strip()
+            rows = T.render_slots(T.fragment("select_boost", "rows"), schema).strip()
             if rows.count(_BOOST_LISTS) != 1:
                 raise AssertionError(f"select_boost rows must contain {_BOOST_LISTS} once")
             lists = "[" + ", ".join(t.list_variable for t in self.tiers) + "]"
             return CompiledSelection(
-                self.body + every,
+                T.finalize(self.body + every),
                 self.params,
                 is_boost=True,
                 tiers=self.tiers,
-                prelude=self.body,
-                boosted=self.body + rows.replace(_BOOST_LISTS, lists),
+                prelude=T.finalize(self.body),
+                boosted=T.finalize(self.body + rows.replace(_BOOST_LISTS, lists)),
             )
-        finish = T.rename_vars(T.render(T.fragment("select_finish", "rows"), schema), self.names())
-        return CompiledSelection(self.body + finish.strip(), self.params, False)
+        finish = T.rename_vars(
+            T.render_slots(T.fragment("select_finish", "rows"), schema), self.names()
+        )
+        return CompiledSelection(T.finalize(self.body + finish.strip()), self.params, False)
 
     def names(self, index: int | None = None) -> dict[str, str]:
         i = self.result if index is None else index
@@ -110,11 +112,11 @@ class CompiledPlan:
 
     def sizes_query(self, schema: SchemaMapping, order: list[A.Expr]) -> str:
         """The fragment ending in ``RETURN sizes, truncated`` (one element per node in order)."""
-        item = T.render(T.fragment("select_sizes", "item"), schema).strip()
+        item = T.render_slots(T.fragment("select_sizes", "item"), schema).strip()
         sizes = ", ".join(f"size(s{self.nodes[n]})" for n in order)
         flags = ", ".join(f"t{self.nodes[n]}" for n in order)
         item = item.replace("[size(s)]", f"[{sizes}]").replace("[t]", f"[{flags}]")
-        return self.body + item
+        return T.finalize(self.body + item)
 
 
 # The example tier lists in cypher/select_boost.cypher, replaced by the tiers' list variables.
@@ -151,7 +153,7 @@ def compile_plan(
 ) -> CompiledPlan:
     """Compile ``expr``; ``resolved`` maps each name-bearing leaf to what it resolved to."""
     if isinstance(expr, A.All) and not force_sets:
-        body = T.render(T.fragment("select_all", "alone"), schema).strip() + "\n"
+        body = T.render_slots(T.fragment("select_all", "alone"), schema).strip() + "\n"
         return CompiledPlan(body, {}, 0, {}, is_all=True)
     builder = _Builder(resolved, schema, hop_cap, merge=not force_sets)
     if isinstance(expr, A.Boost):
@@ -220,7 +222,7 @@ class _Builder:
 
     def binary(self, expr: A.BinaryOp, i: int) -> str:
         left, right = self.index[expr.left], self.index[expr.right]
-        text = T.render(T.fragment(_SET_TEMPLATES[type(expr)], "set"), self.schema)
+        text = T.render_slots(T.fragment(_SET_TEMPLATES[type(expr)], "set"), self.schema)
         return T.rename_vars(
             text,
             {
@@ -265,10 +267,10 @@ class _Builder:
         if res is None:
             res = self.resolved.get(expr, Resolved())
         if res.empty:
-            text = T.render(T.fragment("select_none", "set"), self.schema)
+            text = T.render_slots(T.fragment("select_none", "set"), self.schema)
             return T.rename_vars(text, {"s": f"s{i}", "t": f"t{i}"})
         if isinstance(expr, A.All):
-            text = T.render(T.fragment("select_all", "set"), self.schema)
+            text = T.render_slots(T.fragment("select_all", "set"), self.schema)
             return T.rename_vars(text, {"s": f"s{i}", "t": f"t{i}"})
         raw = T.fragment(_LEAF_TEMPLATES[type(expr)], "set")
         values: dict[str, Any] = {}
@@ -283,21 +285,21 @@ class _Builder:
             values["types"] = list(res.types)
             raw = _directed(raw, expr.direction)
             if self.schema.relation_mode == "types":
-                types_slot = "|".join(self.schema.q(t) for t in res.types)
+                types_slot = "|".join(T.slot(t) for t in res.types)
             else:
-                types_slot = self.schema.q(self.schema.generic_relation_type)
+                types_slot = T.slot(self.schema.generic_relation_type)
                 raw = raw.replace("type(r)", "r.type")
         elif isinstance(expr, A.Type):
             values["type"] = expr.name
         elif isinstance(expr, A.Category):
-            values["category"] = expr.name
+            values["category"] = expr.name.lower()  # once here, not per entity in Cypher
         elif isinstance(expr, A.Source):
             values["source"] = expr.name
         elif isinstance(expr, A.Date):
             values["from"], values["to"] = expr.bounds()
         elif isinstance(expr, A.Chunks):
             values["ids"] = list(expr.ids)
-        text = T.render(raw, self.schema)
+        text = T.render_slots(raw, self.schema)
         text = T.rename_params(text, str(i))
         text = T.rename_vars(text, {"s": f"s{i}", "t": f"t{i}"})
         for key, value in values.items():

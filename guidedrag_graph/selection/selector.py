@@ -19,6 +19,7 @@ from guidedrag_graph.db import read_query
 from guidedrag_graph.errors import SelectionError
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 from guidedrag_graph.selection import ast as A
+from guidedrag_graph.selection import templates as T
 from guidedrag_graph.selection.compiler import CompiledSelection, Resolved, compile_plan
 from guidedrag_graph.selection.limits import Limits, check
 from guidedrag_graph.selection.parser import parse
@@ -149,12 +150,16 @@ class Selector:
         resolved: dict[A.Expr, Resolved] = {}
         reasons: dict[A.Expr, EmptySelection] = {}
         partial: list[EmptySelection] = []
-        for leaf in dict.fromkeys(expr.leaves()):
+        leaves = list(dict.fromkeys(expr.leaves()))
+        # Every entity name of the expression in one batch (two round trips, however many).
+        names = [n for leaf in leaves for n in _entity_names(leaf)]
+        ctx = _Resolution(self.resolver.entity_ids_many(names) if names else {})
+        for leaf in leaves:
             if isinstance(leaf, A.Entities):
-                res, reason, missing = self._resolve_entities(leaf)
+                res, reason, missing = self._resolve_entities(leaf, ctx)
                 partial.extend(missing)
             else:
-                res, reason = self._resolve_leaf(leaf)
+                res, reason = self._resolve_leaf(leaf, ctx)
             resolved[leaf] = res
             if reason is not None:
                 reasons[leaf] = reason
@@ -166,8 +171,11 @@ class Selector:
             expr, plan.selection(self.schema), empty, warnings if empty is None else (), resolved
         )
 
-    def _unknown_entity(self, term: str, name: str) -> EmptySelection:
-        suggestions = tuple(self.resolver.suggestions(name))
+    def _unknown_entity(self, term: str, name: str, ctx: _Resolution) -> EmptySelection:
+        suggestions: tuple[str, ...] = ()
+        if ctx.suggestions_left > 0:  # a fuzzy query each: only for the first few unknown names
+            ctx.suggestions_left -= 1
+            suggestions = tuple(self.resolver.suggestions(name))
         hint = f"; did you mean {', '.join(map(repr, suggestions))}?" if suggestions else ""
         if mismatch := self.schema_mismatch():
             hint = f"; {mismatch}{hint}"
@@ -179,25 +187,28 @@ class Selector:
         )
 
     def _resolve_entities(
-        self, leaf: A.Entities
+        self, leaf: A.Entities, ctx: _Resolution
     ) -> tuple[Resolved, EmptySelection | None, list[EmptySelection]]:
         """entity([...]): the ids of every name; unknown names are warnings unless all are."""
         ids: dict[str, None] = {}
         unknown: list[str] = []
-        for name, found in self.resolver.entity_ids_many(leaf.names).items():
+        for name in dict.fromkeys(leaf.names):
+            found = ctx.ids.get(name, [])
             ids.update(dict.fromkeys(found))
             if not found:
                 unknown.append(name)
         if not ids:
-            return Resolved(empty=True), self._unknown_entity(leaf.to_text(), unknown[0]), []
-        missing = [self._unknown_entity(A.Entity(n).to_text(), n) for n in unknown[:5]]
+            return Resolved(empty=True), self._unknown_entity(leaf.to_text(), unknown[0], ctx), []
+        missing = [self._unknown_entity(A.Entity(n).to_text(), n, ctx) for n in unknown[:5]]
         return Resolved(ids=tuple(ids)), None, missing
 
-    def _resolve_leaf(self, leaf: A.Expr) -> tuple[Resolved, EmptySelection | None]:
+    def _resolve_leaf(
+        self, leaf: A.Expr, ctx: _Resolution
+    ) -> tuple[Resolved, EmptySelection | None]:
         if isinstance(leaf, (A.Entity, A.Hop, A.KHop, A.Near)):
-            ids = self.resolver.entity_ids(leaf.name)
+            ids = ctx.ids.get(leaf.name, [])
             if not ids:
-                return Resolved(empty=True), self._unknown_entity(leaf.to_text(), leaf.name)
+                return Resolved(empty=True), self._unknown_entity(leaf.to_text(), leaf.name, ctx)
             if isinstance(leaf, A.Hop):
                 types, unknown = self.resolver.resolve_types(leaf.types)
                 if unknown or not types:
@@ -239,7 +250,7 @@ class Selector:
         if prep.empty is not None:
             return []
         rows = self._read(
-            prep.compiled.cypher + f"\nRETURN {self.schema.chunk_ref('c')} AS id",
+            prep.compiled.cypher + f"\nRETURN {T.property_of('c', 'id', self.schema)} AS id",
             prep.compiled.params,
         )
         return sorted(str(r["id"]) for r in rows)
@@ -250,9 +261,9 @@ class Selector:
         prep = expr if isinstance(expr, PreparedSelection) else self.prepare(expr)
         if not prep.compiled.is_boost:
             raise SelectionError(f"boosts() needs a boost(...) selection, not {prep.text}")
-        q = self.schema.q
+        chunk_id = T.property_of("c", "id", self.schema)
         rows = self._read(
-            prep.compiled.boosted + f"\nRETURN c.{q(self.schema.chunk_id)} AS id, boost, tier",
+            prep.compiled.boosted + f"\nRETURN {chunk_id} AS id, boost, tier",
             prep.compiled.params,
         )
         return {str(r["id"]): (float(r["boost"]), str(r["tier"])) for r in rows}
@@ -280,6 +291,23 @@ class Selector:
             return prep.empty
         tree = self.sizes(prep.expr)
         return _explain(prep.expr, tree, prep)
+
+
+@dataclass
+class _Resolution:
+    """One ``prepare`` call's resolution state: every entity name's ids, fetched in one batch,
+    and how many fuzzy suggestion queries unknown names may still cost."""
+
+    ids: dict[str, list[str]]
+    suggestions_left: int = 5
+
+
+def _entity_names(leaf: A.Expr) -> tuple[str, ...]:
+    if isinstance(leaf, (A.Entity, A.Hop, A.KHop, A.Near)):
+        return (leaf.name,)
+    if isinstance(leaf, A.Entities):
+        return leaf.names
+    return ()
 
 
 def _static_empty(expr: A.Expr, reasons: dict[A.Expr, EmptySelection]) -> EmptySelection | None:

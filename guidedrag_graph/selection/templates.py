@@ -23,11 +23,16 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from guidedrag_graph.db import escape_identifier
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.resources import cypher_template
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema import ELEMENT_ID, SchemaMapping
 
 REL_TYPES_SLOT = "\x00REL_TYPES\x00"
+
+# An id mapping of ELEMENT_ID ("elementId()") means "the node's element id": ``c.id`` renders as
+# ``elementId(c)``, for graphs whose chunks, entities or documents have no id property.
+_ID_FIELDS = frozenset({"chunk_id", "entity_id", "document_id"})
 
 _FRAGMENT = re.compile(r"^[ \t]*// @fragment (\w+)[ \t]*\n(.*?)^[ \t]*// @end[ \t]*$", re.S | re.M)
 _STEP = re.compile(r"^[ \t]*// @step[ \t]*\n(.*?)^[ \t]*// @end-step[ \t]*\n", re.S | re.M)
@@ -105,24 +110,84 @@ def expand_steps(text: str, times: int) -> str:
     return _STEP.sub(lambda m: m.group(1) * times, text)
 
 
+def slot(name: str) -> str:
+    """A placeholder for identifier ``name`` that no later rewrite can match or cut.
+
+    Each UTF-8 byte becomes a private-use character (never a word character, quote, backtick,
+    newline or ``//``) between NULs; ``finalize`` turns it into the backtick-escaped identifier
+    as the very last step, so escaping happens exactly once, after every rename, comment strip
+    and splice (issue 10, D7).
+    """
+    if not isinstance(name, str) or not name:
+        raise ConfigurationError(f"schema identifier {name!r} must be a non-empty string")
+    try:
+        data = name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigurationError(
+            f"schema identifier {name.encode('utf-8', 'backslashreplace').decode()!r} is not "
+            f"valid text (a lone surrogate); set it to UTF-8 text"
+        ) from None
+    return "\x00" + "".join(chr(_SLOT_BASE + b) for b in data) + "\x00"
+
+
+_SLOT_BASE = 0xE000
+_SLOT = re.compile("\x00([\ue000-\ue0ff]+)\x00")
+
+
+def finalize(text: str) -> str:
+    """Replace every identifier slot with its escaped identifier: the last step of rendering."""
+
+    def escaped(m: re.Match[str]) -> str:
+        return escape_identifier(bytes(ord(c) - _SLOT_BASE for c in m.group(1)).decode("utf-8"))
+
+    return _SLOT.sub(escaped, text)
+
+
+_MENTIONS_PLACEHOLDER = "GuidedragMentionsPlaceholder"
+_PART_OF_PLACEHOLDER = "GuidedragPartOfPlaceholder"
+
+
+def _pattern_proxy(schema: SchemaMapping) -> SchemaMapping:
+    """``schema`` with plain placeholder relationship types (no validation: a copy)."""
+    update: dict[str, str] = {"mentions_type": _MENTIONS_PLACEHOLDER}
+    if getattr(schema, "part_of_type", None) is not None:
+        update["part_of_type"] = _PART_OF_PLACEHOLDER
+    return schema.model_copy(update=update)
+
+
 def render(text: str, schema: SchemaMapping) -> str:
     """Map the default-schema names of a fragment to ``schema``'s escaped names."""
-    q = schema.q
+    return finalize(render_slots(text, schema))
+
+
+def render_slots(text: str, schema: SchemaMapping) -> str:
+    """``render`` with identifiers left as slots (``finalize`` escapes them at the very end):
+    what the compiler and the template renderer use, so their later rewrites (variable and
+    parameter renaming, comment stripping, splicing) can never touch an identifier."""
 
     def labelled(var: str, label: str | None, field: str) -> str:
-        return var + (":" + q(getattr(schema, field)) if label else "")
+        return var + (":" + slot(getattr(schema, field)) if label else "")
+
+    # The patterns' shape (directions, a missing part-of) is the mapping's own business; it
+    # builds them around placeholder type names that are then swapped for slots.
+    shaped = _pattern_proxy(schema)
 
     def mentions(m: re.Match[str]) -> str:
-        return schema.mentions_pattern(
+        text = shaped.mentions_pattern(
             labelled(m.group(1), m.group(2), "chunk_label"),
             labelled(m.group(3), m.group(4), "entity_label"),
         )
+        return text.replace(f"`{_MENTIONS_PLACEHOLDER}`", slot(schema.mentions_type))
 
     def part_of(m: re.Match[str]) -> str:
-        return schema.part_of_pattern(
+        text = shaped.part_of_pattern(
             labelled(m.group(1), m.group(2), "chunk_label"),
             labelled(m.group(3), m.group(4), "document_label"),
         )
+        part_of_type = getattr(schema, "part_of_type", None)
+        if part_of_type is None:
+            return text
+        return text.replace(f"`{_PART_OF_PLACEHOLDER}`", slot(part_of_type))
 
     def prop(m: re.Match[str]) -> str:
         var, name = m.group(1), m.group(2)
@@ -132,13 +197,15 @@ def render(text: str, schema: SchemaMapping) -> str:
                 f"template property {var}.{name} has no SchemaMapping field; add it to "
                 f"selection/templates.py _PROPERTIES"
             )
-        # schema.prop: an id field mapped to "elementId()" renders as elementId(var).
-        return schema.prop(var, getattr(schema, table[name]))
+        key = getattr(schema, table[name])
+        if key == ELEMENT_ID and table[name] in _ID_FIELDS:
+            return f"elementId({var})"  # graphs whose nodes carry no id property
+        return f"{var}.{slot(key)}"
 
     out = _MENTIONS.sub(mentions, text)
     out = _PART_OF.sub(part_of, out)
     out = _EXAMPLE_TYPE.sub(lambda m: f"[{m.group(1)}:{REL_TYPES_SLOT}]", out)
-    out = _LABEL.sub(lambda m: ":" + q(getattr(schema, _LABELS[m.group(1)])), out)
+    out = _LABEL.sub(lambda m: ":" + slot(getattr(schema, _LABELS[m.group(1)])), out)
     return _PROPERTY.sub(prop, out)
 
 
@@ -157,4 +224,10 @@ def rename_vars(text: str, mapping: dict[str, str]) -> str:
 
 def query(file: str, name: str, schema: SchemaMapping) -> str:
     """A whole stand-alone query (resolution, suggestions) from one fragment."""
-    return render(fragment(file, name), schema).strip()
+    return finalize(render_slots(fragment(file, name), schema)).strip()
+
+
+def property_of(var: str, name: str, schema: SchemaMapping) -> str:
+    """``var.name`` mapped and escaped like a template's (``c.id`` -> ``c.`id```, or
+    ``elementId(c)``), for the few RETURN clauses the selector appends."""
+    return finalize(render_slots(f"{var}.{name}", schema))

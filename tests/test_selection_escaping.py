@@ -1,0 +1,193 @@
+"""Identifiers are escaped exactly once, at the end (issue 10, D7).
+
+Property: for every identifier-carrying ``SchemaMapping`` field and the vector index setting, any
+string either is refused with a library error or lands inside exactly one pair of backticks, in
+every rendered template and compiled selection. Checked structurally: the rendering with the
+hostile name, with each backtick identifier that decodes to it swapped for a plain placeholder,
+must equal the rendering with the placeholder itself. So the hostile text can neither leave its
+identifier nor change anything around it (no cut comment, no re-renamed property).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from hypothesis import example, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from guidedrag_graph.errors import GuidedRAGError
+from guidedrag_graph.query_templates import render
+from guidedrag_graph.resources import cypher_dir
+from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.selection import boost, parse
+from guidedrag_graph.selection import templates as T
+from guidedrag_graph.selection.compiler import compile_plan
+from tests.test_selection_compile import identity_resolution
+
+PLACEHOLDER = "Zq9placeholder"
+FIELDS = sorted(
+    name
+    for name, info in SchemaMapping.model_fields.items()
+    if info.annotation in (str, "str", str | None, "str | None")
+    and name not in ("preset", "relation_mode", "mentions_direction")
+)
+# A "hostile" value equal to another identifier's name is indistinguishable from it in the text,
+# so such collisions are skipped (they are ordinary names, not escapes).
+ORDINARY = {str(getattr(SchemaMapping(), f)) for f in FIELDS} | {"chunk_embedding", PLACEHOLDER}
+ORDINARY |= {"R", "S"}  # the relation types of EXPRESSIONS
+TEMPLATES = sorted(p.stem for p in cypher_dir().glob("*.cypher"))
+EXPRESSIONS = [
+    parse(
+        "entity('a') & hop('a', ['R', 'S'], depth=2, direction='out') | khop('a', 2) "
+        "| near('a') - type('T') ^ category('c') | document('d') | source('s') "
+        "| date(2000, 2001) | chunks('c1') | entity(['x', 'y']) | all()"
+    ),
+    boost((parse("entity('a') | entity('b')"), 0.2), (parse("hop('a', 'R')"), 0.1)),
+]
+HOSTILE = [
+    "x:Chunk` RETURN 1 AS id //",
+    "zz\n//",
+    "Chunk c.text",
+    "`",
+    "``",
+    "a`b``c",
+    "c.id",
+    "e.name",
+    "// comment",
+    ":param x => 1",
+    "\x00",
+    "\x00REL_TYPES\x00",
+    "$sel_0_ids",
+    "s0",
+    "MENTIONS",
+    "Chunk",
+    "}) DETACH DELETE n //",
+    "Ω\u2028\r\n",
+]
+
+
+def lex_identifiers(text: str, hostile: str) -> str:
+    """``text`` with every backtick identifier whose name is ``hostile`` replaced by the
+    placeholder's identifier; raises if a backtick identifier is left open."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch != "`":
+            out.append(ch)
+            i += 1
+            continue
+        j = i + 1
+        name: list[str] = []
+        while True:
+            if j >= n:
+                raise AssertionError(f"unterminated identifier at {i}: {text[i : i + 40]!r}")
+            if text[j] == "`":
+                if j + 1 < n and text[j + 1] == "`":
+                    name.append("`")
+                    j += 2
+                    continue
+                break
+            name.append(text[j])
+            j += 1
+        decoded = "".join(name)
+        out.append(f"`{PLACEHOLDER}`" if decoded == hostile else text[i : j + 1])
+        i = j + 1
+    return "".join(out)
+
+
+def renderings(schema: SchemaMapping, index_name: str) -> list[str]:
+    """Every template rendered the way callers render them, and every compiled selection."""
+    out: list[str] = []
+    for name in TEMPLATES:
+        out.append(render(name, schema, replacements={"`chunk_embedding`": schema.q(index_name)}))
+        for fragment in ("query", "set", "rows", "alone", "item", "types", "property", "alias"):
+            try:
+                out.append(T.query(name, fragment, schema))
+            except GuidedRAGError:
+                continue
+    for expr in EXPRESSIONS:
+        plan = compile_plan(expr, identity_resolution(expr), schema, hop_cap=10)
+        compiled = plan.selection(schema)
+        out += [compiled.cypher, compiled.prelude, compiled.boosted]
+        for template in ("retrieve_exact", "selection_members", "selection_size"):
+            out.append(render(template, schema, selection_cypher=compiled.cypher))
+    return out
+
+
+def assert_contained(make: Callable[[str], tuple[SchemaMapping, str]], hostile: str) -> None:
+    try:
+        schema, index_name = make(hostile)
+        got = renderings(schema, index_name)
+    except GuidedRAGError:
+        return  # refused with a library error: allowed
+    schema, index_name = make(PLACEHOLDER)
+    want = renderings(schema, index_name)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert lex_identifiers(g, hostile) == w
+
+
+def _field(name: str) -> Callable[[str], tuple[SchemaMapping, str]]:
+    return lambda value: (SchemaMapping(**{name: value}), "chunk_embedding")
+
+
+def test_there_are_fields_and_templates() -> None:
+    assert {"chunk_label", "chunk_id", "mentions_type", "entity_key"} <= set(FIELDS)
+    assert len(TEMPLATES) >= 30
+
+
+@pytest.mark.parametrize("field", FIELDS)
+def test_hand_written_hostile_identifiers(field: str) -> None:
+    for hostile in HOSTILE:
+        if hostile not in ORDINARY:
+            assert_contained(_field(field), hostile)
+
+
+def test_vector_index_name_setting() -> None:
+    for hostile in HOSTILE:
+        if hostile not in ORDINARY:
+            assert_contained(lambda v: (SchemaMapping(), v), hostile)
+
+
+@pytest.mark.parametrize("field", FIELDS)
+@hsettings(max_examples=15, deadline=None)
+@given(hostile=st.text(min_size=1, max_size=12))
+@example(hostile="\ud800")
+def test_any_identifier_is_contained(field: str, hostile: str) -> None:
+    if hostile in ORDINARY or hostile == T.ELEMENT_ID:
+        return
+    assert_contained(_field(field), hostile)
+
+
+def test_reproducers_render_as_single_identifiers() -> None:
+    schema = SchemaMapping(chunk_label="Chunk c.text")
+    compiled = compile_plan(
+        parse("entity('a')"), identity_resolution(parse("entity('a')")), schema, hop_cap=1
+    )
+    assert "(c:`Chunk c.text`)" in compiled.selection(schema).cypher
+    text = render(
+        "retrieve_search",
+        SchemaMapping(),
+        replacements={"`chunk_embedding`": SchemaMapping().q("zz\n//")},
+    )
+    assert "`zz\n//`" in text
+    with pytest.raises(GuidedRAGError, match="lone surrogate"):
+        T.slot("\udcff")
+
+
+def test_element_id_mapping() -> None:
+    schema = SchemaMapping(chunk_id="elementId()", entity_id="elementId()")
+    expr = parse("entity('a') | chunks('c1')")
+    cypher = (
+        compile_plan(expr, identity_resolution(expr), schema, hop_cap=1).selection(schema).cypher
+    )
+    assert "WHERE elementId(e) IN $sel_" in cypher
+    assert "elementId(c) IN $sel_" in cypher
+    assert "`elementId()`" not in cypher
+    assert T.property_of("c", "id", schema) == "elementId(c)"
+    assert T.property_of("c", "text", schema) == "c.`text`"
+    # only id fields have the special meaning; elsewhere it is just a (strange) name
+    assert T.property_of("c", "text", SchemaMapping(chunk_text="elementId()")) == "c.`elementId()`"

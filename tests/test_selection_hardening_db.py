@@ -1,0 +1,93 @@
+"""Issue 10 against the real server: the transaction timeout stops a runaway query server-side
+(D1), many entity names run as one list, entity([...]) resolves each name, and hostile text is
+refused before the driver sees it (D4)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from neo4j import Driver
+
+from guidedrag_graph.config import Settings
+from guidedrag_graph.db import (
+    DEFAULT_QUERY_TIMEOUT,
+    query_timeout,
+    read_query,
+    set_query_timeout,
+)
+from guidedrag_graph.errors import QueryTimeoutError, SelectionError
+from guidedrag_graph.selection import Selector, entity, parse
+from guidedrag_graph.selection.evaluator import evaluate
+from tests.conftest import sample_bundle
+from tests.test_selection_templates import sample_graph
+
+# Counts to 2e9 in Cypher: minutes of CPU, unless the server stops it.
+SLOW = "UNWIND range(1, 2000000000) AS x WITH x WHERE x % 7 = 1234567 RETURN count(*) AS n"
+
+
+def running(driver: Driver, marker: str) -> list[str]:
+    rows = driver.execute_query(
+        "SHOW TRANSACTIONS YIELD transactionId, currentQuery, status "
+        "RETURN transactionId, currentQuery, status"
+    ).records
+    return [str(r["transactionId"]) for r in rows if marker in (r["currentQuery"] or "")]
+
+
+def test_runaway_query_dies_server_side(driver: Driver) -> None:
+    started = time.monotonic()
+    with pytest.raises(QueryTimeoutError, match="GUIDEDRAG_QUERY_TIMEOUT"):
+        read_query(driver, SLOW, database="neo4j", timeout=1.0)
+    assert time.monotonic() - started < 30
+    deadline = time.monotonic() + 10
+    while running(driver, "2000000000") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert running(driver, "2000000000") == []
+
+
+def test_driver_timeout_applies_without_an_argument(driver: Driver) -> None:
+    assert query_timeout(driver) == DEFAULT_QUERY_TIMEOUT
+    set_query_timeout(driver, 1.0)
+    try:
+        with pytest.raises(QueryTimeoutError):
+            read_query(driver, SLOW, database="neo4j")
+    finally:
+        set_query_timeout(driver, DEFAULT_QUERY_TIMEOUT)
+
+
+def test_many_entity_names_run_as_one_list(sample_db: Driver, settings: Settings) -> None:
+    names = sorted({e.name for e in sample_bundle().entities})[:300]
+    roomy = settings.model_copy(update={"max_terms": 400})
+    selector = Selector(sample_db, roomy)
+    union = parse(" | ".join(entity(n).to_text() for n in names), selector.limits)
+    prep = selector.prepare(union)
+    assert prep.compiled.cypher.count("CALL ()") == 1
+    graph = sample_graph()
+    expected = evaluate(union, graph)
+    assert set(selector.chunk_ids(prep)) == expected
+    listed = entity(names)
+    assert set(selector.chunk_ids(listed)) == expected == evaluate(listed, graph)
+
+
+def test_entity_list_resolves_each_name(sample_db: Driver, settings: Settings) -> None:
+    selector = Selector(sample_db, settings)
+    graph = sample_graph()
+    expr = entity(["euro", "EURO", "no such entity at all"])
+    prep = selector.prepare(expr)
+    assert prep.empty is None
+    assert [w.term for w in prep.warnings] == ["entity('no such entity at all')"]
+    assert set(selector.chunk_ids(prep)) == evaluate(expr, graph) != set()
+    nothing = selector.prepare(entity(["no such entity", "nor this"]))
+    assert nothing.empty is not None and nothing.empty.kind == "unknown_entity"
+    assert selector.chunk_ids(nothing) == []
+
+
+def test_hostile_text_never_reaches_the_driver(sample_db: Driver, settings: Settings) -> None:
+    selector = Selector(sample_db, settings)
+    for bad in ("entity('\udcff')", entity("\ud800"), entity(["ok", "\ud800"])):
+        with pytest.raises(SelectionError, match="lone surrogate"):
+            selector.chunk_ids(bad)
+    with pytest.raises(SelectionError, match="lone surrogate"):
+        selector.resolver.entity_ids("\ud800")
+    with pytest.raises(SelectionError, match="GUIDEDRAG_MAX_STRING"):
+        selector.sizes("category('" + "A" * 100_000 + "')")
