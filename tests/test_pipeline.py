@@ -17,6 +17,8 @@ from guidedrag_graph.migrate import migrate
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.schema import PRESETS
 from guidedrag_graph.semantics import Semantics
+from guidedrag_graph.steering import SteeringPolicy
+from guidedrag_graph.tiers import TierWeights
 from tests.conftest import wipe
 from tests.llm_server import LLMServer, llm_server
 
@@ -186,6 +188,10 @@ def llm_settings(settings: Settings, server: LLMServer) -> Settings:
 
 
 ADA = Semantics(entities=("Ada Lovelace",))
+# Every tier weighted (the built-in MuSiQue calibration zeroes some), to test the mechanics.
+GRADED = SteeringPolicy(
+    tiers={"default": TierWeights(intersection=0.5, entity=0.3, relation=0.2, hop=0.1, near=0.05)}
+)
 
 
 def test_ask_sends_chunk_ids_and_triplets_and_maps_citations(
@@ -273,7 +279,12 @@ def test_auto_is_the_default_and_ranks_every_chunk_in_one_query(
     tiny_kb: Driver, settings: Settings, embedder: Embedder
 ) -> None:
     counting = CountingDriver(tiny_kb)
-    with GuidedRAG(settings, driver=counting, embedder=embedder) as rag:  # type: ignore[arg-type]
+    with GuidedRAG(
+        settings,
+        driver=counting,  # type: ignore[arg-type]
+        embedder=embedder,
+        policy=GRADED,
+    ) as rag:
         result = rag.retrieve("Where was Ada Lovelace born?", semantics=ADA, k=5)
     assert result.steering == "auto" and result.path == "boost"
     assert result.selection_text is not None and result.selection_text.startswith("boost(")
@@ -297,7 +308,7 @@ def test_auto_relaxes_an_empty_intersection_and_says_so(
     tiny_kb: Driver, settings: Settings, embedder: Embedder
 ) -> None:
     semantics = Semantics(entities=("Ada Lovelace", "Paris"), complexity=2)
-    with GuidedRAG(settings, driver=tiny_kb, embedder=embedder) as rag:
+    with GuidedRAG(settings, driver=tiny_kb, embedder=embedder, policy=GRADED) as rag:
         auto = rag.retrieve("Did Ada Lovelace visit Paris?", semantics=semantics, k=3)
         hard = rag.retrieve(
             "Did Ada Lovelace visit Paris?", semantics=semantics, k=3, steering="hard"
