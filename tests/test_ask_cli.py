@@ -57,7 +57,15 @@ def test_ask_without_llm_prints_context_and_prompt(
 ) -> None:
     result = CliRunner().invoke(
         cli,
-        ["ask", "Who designed the Analytical Engine?", "--entity", "Babbage", "--explain"],
+        [
+            "ask",
+            "Who designed the Analytical Engine?",
+            "--entity",
+            "Babbage",
+            "--explain",
+            "--steering",
+            "hard",
+        ],
         env=env,
     )
     assert result.exit_code == 0, result.output
@@ -89,7 +97,15 @@ def test_ask_with_llm_and_auto_semantics(tiny_kb: Driver, env: dict[str, str]) -
         assert len(server.requests) == 1
         as_json = CliRunner().invoke(
             cli,
-            ["ask", "Where was Ada Lovelace born?", "--entity", "Ada Lovelace", "--json"],
+            [
+                "ask",
+                "Where was Ada Lovelace born?",
+                "--entity",
+                "Ada Lovelace",
+                "--json",
+                "--steering",
+                "hard",
+            ],
             env={**env, "OPENAI_BASE_URL": server.base_url},
         )
         assert as_json.exit_code == 0, as_json.output

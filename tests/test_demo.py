@@ -32,18 +32,20 @@ def test_demo_shows_base_rag_next_to_guidedrag(
     assert result.exit_code == 0, result.output
     out = result.output
     assert out.count("-- base RAG (all chunks): gold chunk ") == 2
+    assert out.count("-- GuidedRAG default (auto: graded graph tiers over every chunk): gold") == 2
     assert out.count("-- GuidedRAG, paper mapping, hard: gold chunk ") == 2
     assert "selection: all() — every chunk (base RAG)" in out
     assert re.search(r"selection: entity\('[^']+'\).*\(\d+ chunks\)", out)
+    assert re.search(r"selection: boost\((near|hop|khop|entity)\('[^']+'", out)
+    assert "tiers (chunks): " in out
     tally = re.search(
         r"over all (\d+) answerable questions of sample_kb, gold chunk in the top 5: "
-        r"base RAG (\d+)/\1; GuidedRAG paper mapping hard (\d+)/\1, soft (\d+)/\1; "
-        r"co-mention neighbourhood soft (\d+)/\1",
+        r"GuidedRAG default (\d+)/\1 vs base RAG (\d+)/\1 \(paper mapping, hard: (\d+)/\1\)",
         out,
     )
     assert tally, out[-600:]
     assert int(tally.group(1)) == 5
-    assert int(tally.group(2)) <= 5
+    assert int(tally.group(2)) <= 5 and int(tally.group(3)) <= 5
 
 
 def test_guided_selection_on_sample_kb_is_small_and_abstains_on_removed_entity(

@@ -17,6 +17,8 @@ from guidedrag_graph.migrate import migrate
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.schema import PRESETS
 from guidedrag_graph.semantics import Semantics
+from guidedrag_graph.steering import SteeringPolicy
+from guidedrag_graph.tiers import TierWeights
 from tests.conftest import wipe
 from tests.llm_server import LLMServer, llm_server
 
@@ -186,6 +188,10 @@ def llm_settings(settings: Settings, server: LLMServer) -> Settings:
 
 
 ADA = Semantics(entities=("Ada Lovelace",))
+# Every tier weighted (the built-in MuSiQue calibration zeroes some), to test the mechanics.
+GRADED = SteeringPolicy(
+    tiers={"default": TierWeights(intersection=0.5, entity=0.3, relation=0.2, hop=0.1, near=0.05)}
+)
 
 
 def test_ask_sends_chunk_ids_and_triplets_and_maps_citations(
@@ -193,7 +199,7 @@ def test_ask_sends_chunk_ids_and_triplets_and_maps_citations(
 ) -> None:
     llm.extra_citation = "not-a-chunk"
     with GuidedRAG(llm_settings(settings, llm), driver=tiny_kb, embedder=embedder) as rag:
-        answer = rag.ask("Where was Ada Lovelace born?", semantics=ADA, k=5)
+        answer = rag.ask("Where was Ada Lovelace born?", semantics=ADA, k=5, steering="hard")
     retrieval = answer.retrieval
     assert retrieval.selection_text == "entity('Ada Lovelace')"
     assert retrieval.selection_size == 2
@@ -226,8 +232,9 @@ def test_ask_sends_chunk_ids_and_triplets_and_maps_citations(
         assert retrieval.path == "exact" and "vector.similarity.cosine" in retrieval.cypher
 
 
+@pytest.mark.parametrize("steering", ["auto", "hard"])
 def test_unknown_entity_abstains_before_any_vector_search_or_llm_call(
-    tiny_kb: Driver, settings: Settings, llm: LLMServer, embedder: Embedder
+    tiny_kb: Driver, settings: Settings, llm: LLMServer, embedder: Embedder, steering: str
 ) -> None:
     counting = CountingDriver(tiny_kb)
     counting_embedder = CountingEmbedder(embedder)
@@ -237,8 +244,11 @@ def test_unknown_entity_abstains_before_any_vector_search_or_llm_call(
         embedder=counting_embedder,
     ) as rag:
         answer = rag.ask(
-            "Where was Grace Hopper born?", semantics=Semantics(entities=("Grace Hopper",))
+            "Where was Grace Hopper born?",
+            semantics=Semantics(entities=("Ada Lovelace", "Grace Hopper"), complexity=2),
+            steering=steering,
         )
+    assert answer.retrieval.steering == steering
     assert answer.abstained and answer.text is None
     assert answer.retrieval.empty is not None
     assert answer.retrieval.empty.kind == "unknown_entity"
@@ -248,6 +258,96 @@ def test_unknown_entity_abstains_before_any_vector_search_or_llm_call(
     assert counting.queries, "the selection stage did ask Neo4j (name resolution)"
     assert counting_embedder.calls == 0
     assert answer.retrieval.chunks == [] and answer.prompt is None
+
+
+def test_auto_abstains_on_an_unknown_relation_type_before_embedding(
+    tiny_kb: Driver, settings: Settings, llm: LLMServer, embedder: Embedder
+) -> None:
+    counting = CountingDriver(tiny_kb)
+    counting_embedder = CountingEmbedder(embedder)
+    semantics = Semantics(entities=("Ada Lovelace",), relations=("painted",), relational=True)
+    with GuidedRAG(
+        llm_settings(settings, llm),
+        driver=counting,
+        embedder=counting_embedder,  # type: ignore[arg-type]
+    ) as rag:
+        answer = rag.ask("What did Ada Lovelace paint?", semantics=semantics)
+    assert answer.abstained and answer.retrieval.steering == "auto"
+    assert answer.retrieval.empty is not None
+    assert answer.retrieval.empty.kind == "unknown_relation_type"
+    assert llm.requests == [] and counting.vector_queries == [] and counting_embedder.calls == 0
+
+
+def test_auto_is_the_default_and_ranks_every_chunk_in_one_query(
+    tiny_kb: Driver, settings: Settings, embedder: Embedder
+) -> None:
+    counting = CountingDriver(tiny_kb)
+    with GuidedRAG(
+        settings,
+        driver=counting,  # type: ignore[arg-type]
+        embedder=embedder,
+        policy=GRADED,
+    ) as rag:
+        result = rag.retrieve("Where was Ada Lovelace born?", semantics=ADA, k=5)
+    assert result.steering == "auto" and result.path == "boost"
+    assert result.selection_text is not None and result.selection_text.startswith("boost(")
+    assert result.tier_sizes["E"] == 2  # ada-1, ada-2
+    assert len(counting.vector_queries) == 1  # tiers and ranking: ONE query
+    assert "vector.similarity.cosine" in result.cypher and "SEARCH" in result.cypher
+    ids = [c.id for c in result.chunks]
+    assert len(ids) == 5 and set(ids[:2]) == {"ada-1", "ada-2"}  # boosted E first
+    assert [c.tier for c in result.chunks[:2]] == ["E", "E"]
+    assert all(
+        c.boost == pytest.approx(rag.policy.tier_weights(ADA).of(c.tier))
+        for c in result.chunks
+        if c.tier
+    )
+    scores = [c.score + c.boost for c in result.chunks]
+    assert scores == sorted(scores, reverse=True)
+    assert all(c.tier != "E" for c in result.chunks[2:])  # the rest from other tiers / U
+
+
+def test_auto_relaxes_an_empty_intersection_and_says_so(
+    tiny_kb: Driver, settings: Settings, embedder: Embedder
+) -> None:
+    semantics = Semantics(entities=("Ada Lovelace", "Paris"), complexity=2)
+    with GuidedRAG(settings, driver=tiny_kb, embedder=embedder, policy=GRADED) as rag:
+        auto = rag.retrieve("Did Ada Lovelace visit Paris?", semantics=semantics, k=3)
+        hard = rag.retrieve(
+            "Did Ada Lovelace visit Paris?", semantics=semantics, k=3, steering="hard"
+        )
+    assert hard.abstained and hard.empty is not None
+    assert hard.empty.kind == "empty_intersection"
+    assert not auto.abstained and len(auto.chunks) == 3
+    assert auto.tier_sizes["∩"] == 0 and auto.tier_sizes["E"] == 4
+    assert any("empty ∩" in note for note in auto.notes)
+    assert {c.tier for c in auto.chunks} == {"E"}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "word"),
+    [
+        ({"k": 0}, "k=0"),
+        ({"k": -5}, "k=-5"),
+        ({"threshold": float("nan")}, "threshold"),
+        ({"threshold": 1.5}, "threshold"),
+        ({"steering": "sideways"}, "steering"),
+        ({"ranker": "bm25"}, "ranker"),
+        ({"path": "scan"}, "path"),
+    ],
+)
+def test_retrieve_rejects_bad_arguments_with_one_clear_error(
+    tiny_kb: Driver, settings: Settings, embedder: Embedder, kwargs: dict[str, Any], word: str
+) -> None:
+    from guidedrag_graph.errors import ConfigurationError
+
+    counting_embedder = CountingEmbedder(embedder)
+    rag = GuidedRAG(settings, driver=tiny_kb, embedder=counting_embedder)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError) as info:
+        rag.retrieve("Where was Ada Lovelace born?", semantics=ADA, **kwargs)
+    message = str(info.value)
+    assert word in message and "\n" not in message and "k >= 1" in message
+    assert counting_embedder.calls == 0
 
 
 def test_empty_intersection_abstains_without_llm(
@@ -311,7 +411,11 @@ def test_graphrag_with_guided_retriever_returns_an_answer(
     )
     result = graphrag.search(
         "Where was Ada Lovelace born?",
-        retriever_config={"semantics": {"entities": ["Ada Lovelace"]}, "top_k": 2},
+        retriever_config={
+            "semantics": {"entities": ["Ada Lovelace"]},
+            "top_k": 2,
+            "steering": "hard",
+        },
         return_context=True,
     )
     assert result.answer.startswith("Deterministic test answer")

@@ -45,7 +45,9 @@ def test_neo4j_graphrag_layout(
         assert "__Entity__" in labels and "Entity" not in labels
         with GuidedRAG(configured, driver=driver, embedder=embedder) as rag:
             answer = rag.ask(
-                "Where was Ada Lovelace born?", semantics=Semantics(entities=("Ada Lovelace",))
+                "Where was Ada Lovelace born?",
+                semantics=Semantics(entities=("Ada Lovelace",)),
+                steering="hard",
             )
             base = rag.retrieve("When was the Eiffel Tower completed?", k=1)
         assert answer.retrieval.selection_size == 2

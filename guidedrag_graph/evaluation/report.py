@@ -551,9 +551,39 @@ def render_markdown(run: EvalRun, summary: dict[str, Any]) -> str:
         f"on a machine with {meta.get('cpus', '?')} CPU cores against a local Neo4j.\n"
     )
 
+    out.append(_calibration_section(meta))
     out.append("## Where and why we differ from the paper\n")
     out.append(_differences(run, summary, paper))
     return "\n".join(out).rstrip() + "\n"
+
+
+def _calibration_section(meta: dict[str, Any]) -> str:
+    """``guidedrag-calibrated``'s folds: held-out figures and each fold's fitted boosts."""
+    cal = meta.get("calibration")
+    if not cal:
+        return ""
+    held = cal["held_out"]
+    lines = [
+        "## Calibration folds (`guidedrag-calibrated`)\n",
+        f"{cal['folds']}-fold cross-validation over {cal['questions']} answerable questions: "
+        "each question is scored with tier boosts fitted on the other folds only (held-out "
+        f"relevant@{cal['k']} {_pct(held['relevant'])}, avg hit {_num(held['avg_hit'])}, "
+        f"all-gold recall {_pct(held['all_gold_recall'])}; never the training fit).\n",
+    ]
+    rows = []
+    for fold in cal["per_fold"]:
+        for key, w in fold["tiers"].items():
+            rows.append(
+                [
+                    str(fold["fold"] + 1),
+                    str(fold["questions"]),
+                    _pct(fold["held_out"]["relevant"]),
+                    key,
+                    ", ".join(f"{t} {v:g}" for t, v in w.items()),
+                ]
+            )
+    lines.append(_table(["fold", "questions", "held-out relevant", "entry", "boosts"], rows))
+    return "\n".join(lines) + "\n"
 
 
 def _differences(run: EvalRun, summary: dict[str, Any], paper: Sequence[str]) -> str:
