@@ -92,7 +92,7 @@ class Settings(BaseSettings):
         None, description="selections up to this size use exact cosine (None: measured default)"
     )
     entity_vector_index_name: str = "entity_name_embedding"
-    tagger: Literal["embedding", "fulltext", "hybrid", "llm"] = "fulltext"
+    tagger: Literal["embedding", "fulltext", "hybrid", "linker", "llm"] = "linker"
     tagger_min_cosine: float = Field(
         0.80, ge=-1.0, le=1.0, description="embedding/hybrid taggers: least name cosine kept"
     )

@@ -53,7 +53,7 @@ DEFAULT_APPROACHES: tuple[str, ...] = (
     "graphrag*-near",
     "graphrag*-near-soft",
 )
-TAGGERS: tuple[str, ...] = ("embedding", "fulltext", "hybrid", "llm")
+TAGGERS: tuple[str, ...] = ("embedding", "fulltext", "hybrid", "linker", "llm")
 
 
 @dataclass(frozen=True)
