@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import statistics
 import time
@@ -44,6 +45,7 @@ def main() -> None:
     parser.add_argument("--misses", action="store_true", help="print each tagger's misses")
     parser.add_argument("--out", type=Path, help="write the figures as JSON")
     args = parser.parse_args()
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)  # deprecation notices
 
     bundle = sample_kb_dir() if args.sample else args.bundle
     names = [n.strip() for n in args.taggers.split(",") if n.strip()]

@@ -11,8 +11,9 @@ its name, so the most reliable signal is *the whole name occurs in the question*
    seeks only; aliases and accent/punctuation variants come from the full-text index and are
    verified here against the n-grams, so nothing fuzzy is ever accepted on its own;
 3. resolves overlapping spans longest first (so "New York City" hides "York"), and orders what
-   is left: names the question writes like proper names (capitalised) before lower-case words,
-   then rarer entities (fewer mentions) first, then longer spans.
+   is left (:func:`_link_order`): names the question writes like proper names (capitalised)
+   before lower-case words, entities a document is about, names written in full, then rarer
+   entities (fewer mentions) first, then longer spans.
 
 Within one span, an entity a document is titled after (the entity the document is about) is
 preferred over a bare homonym, the exact name over an alias over an accent/punctuation variant
