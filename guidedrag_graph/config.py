@@ -118,7 +118,7 @@ class Settings(BaseSettings):
         description="rank with the guidedrag.rank procedure when the server has it (auto) or never",
     )
     entity_vector_index_name: str = "entity_name_embedding"
-    tagger: Literal["embedding", "fulltext", "hybrid", "llm"] = "fulltext"
+    tagger: Literal["embedding", "fulltext", "hybrid", "linker", "llm"] = "linker"
     tagger_min_cosine: float = Field(
         0.80, ge=-1.0, le=1.0, description="embedding/hybrid taggers: least name cosine kept"
     )

@@ -3,6 +3,8 @@
 Used by the GraphRAG baseline and by users who state no semantics (``--auto-semantics``).
 Every tagger returns names **that exist in the KB**, best first:
 
+* ``linker`` (the default) — the question's word n-grams looked up against entity names and
+  aliases by index seeks, longest span first, rarer entities first (``linking.py``);
 * ``fulltext`` — Lucene over entity names/aliases; keeps entities whose whole normalised name
   (or alias) occurs in the question, longest first (no model needed, fast);
 * ``embedding`` — cosine between the question and entity-name embeddings (vector index
@@ -25,10 +27,11 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError, GenerationError
+from guidedrag_graph.linking import EntityLinker
 from guidedrag_graph.query_templates import render
 from guidedrag_graph.schema import SchemaMapping, name_key, schema_from_settings
 
-TAGGERS: tuple[str, ...] = ("embedding", "fulltext", "hybrid", "llm")
+TAGGERS: tuple[str, ...] = ("embedding", "fulltext", "hybrid", "linker", "llm")
 
 _LUCENE_SPECIAL = re.compile(r'[+\-&|!(){}\[\]^"~*?:\\/]')
 
@@ -251,7 +254,9 @@ def tagger_for(
     embedder: Embedder | None = None,
     llm_client: Any | None = None,
 ) -> Tagger:
-    """A tagger by name: ``embedding``, ``fulltext``, ``hybrid`` or ``llm``."""
+    """A tagger by name: ``linker``, ``embedding``, ``fulltext``, ``hybrid`` or ``llm``."""
+    if name == "linker":
+        return EntityLinker(driver, settings, schema)
     if name == "fulltext":
         return FulltextTagger(driver, settings, schema)
     if name == "embedding":

@@ -110,8 +110,14 @@ _COMMON = [
     click.option("--entity", "entities", multiple=True, help="an entity the question names"),
     click.option("--relation", "relations", multiple=True, help="a relation type to hop over"),
     click.option("--type", "question_type", type=click.Choice(["factoid", "open"])),
-    click.option("--auto-semantics", is_flag=True, help="tag the question's entities"),
-    click.option("--tagger", type=click.Choice(["embedding", "fulltext", "hybrid", "llm"])),
+    click.option(
+        "--auto-semantics",
+        is_flag=True,
+        help="find the entities the question names (the entity linker unless --tagger)",
+    ),
+    click.option(
+        "--tagger", type=click.Choice(["linker", "embedding", "fulltext", "hybrid", "llm"])
+    ),
     click.option("-k", "--top-k", "k", type=TOP_K, help="chunks to retrieve (≥ 1)"),
     click.option("--ranker", type=click.Choice(["cosine", "mmr"])),
     click.option(

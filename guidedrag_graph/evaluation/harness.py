@@ -56,7 +56,7 @@ DEFAULT_APPROACHES: tuple[str, ...] = (
     "guidedrag",
     "guidedrag-calibrated",
 )
-TAGGERS: tuple[str, ...] = ("embedding", "fulltext", "hybrid", "llm")
+TAGGERS: tuple[str, ...] = ("embedding", "fulltext", "hybrid", "linker", "llm")
 
 
 @dataclass(frozen=True)
