@@ -17,10 +17,15 @@ Runs, in one process and one server, for each mode (``plugin``; ``cypher`` = ran
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import io
 import json
 import os
+import sys
+
+if os.environ.get("GUIDEDRAG_BENCH_NO_RUST"):
+    sys.modules["neo4j._rust"] = None  # type: ignore[assignment]
 import pstats
 import socket
 import statistics
@@ -30,6 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import neo4j  # noqa: F401  (imported here so the Rust extension, if any, is loaded or hidden)
 import numpy as np
 from neo4j import Driver, GraphDatabase
 
@@ -50,8 +56,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def load(driver: Driver, args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
-    """Chunks, documents (``--per-doc`` chunks each), entities with Zipf mentions (3 per chunk)."""
+def load(
+    driver: Driver, args: argparse.Namespace, write: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Chunks, documents (``--per-doc`` chunks each), entities with Zipf mentions (3 per chunk).
+
+    Deterministic (seeded): with ``write=False`` it only regenerates what a kept home holds."""
     rng = np.random.default_rng(args.seed)
     centres = rng.normal(size=(args.clusters, args.dim))
     centres /= np.linalg.norm(centres, axis=1, keepdims=True)
@@ -62,6 +72,9 @@ def load(driver: Driver, args: argparse.Namespace) -> tuple[np.ndarray, np.ndarr
     p = 1.0 / ranks**args.zipf
     p /= p.sum()
     mentions = rng.choice(args.entities, size=(args.n, 3), p=p)
+    counts = np.bincount(mentions.ravel(), minlength=args.entities)
+    if not write:
+        return vectors, counts
     driver.execute_query(
         "UNWIND range(0, $m - 1) AS i CREATE (:Entity {id: 'e' + i, name: 'E' + i, "
         "name_key: 'e' + i, type: 'THING'})",
@@ -88,7 +101,6 @@ def load(driver: Driver, args: argparse.Namespace) -> tuple[np.ndarray, np.ndarr
             rows=rows,
         )
     driver.execute_query("CALL db.awaitIndexes(3600)")
-    counts = np.bincount(mentions.ravel(), minlength=args.entities)
     return vectors, counts
 
 
@@ -199,17 +211,22 @@ def main() -> None:
     parser.add_argument("--version", default=DEFAULT_NEO4J_VERSION)
     parser.add_argument("--modes", default="plugin,cypher")
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--home", type=Path, help="keep the server home here and reuse its data on the next run"
+    )
     args = parser.parse_args()
-    try:
-        import neo4j_rust_ext  # type: ignore[import-not-found]  # noqa: F401
-
-        rust = True
-    except ImportError:
-        rust = False
+    # GUIDEDRAG_BENCH_NO_RUST=1 hides the driver's Rust extension (set before neo4j is imported,
+    # see the top of this file), so one kept home measures the driver with and without it.
+    rust = sys.modules.get("neo4j._rust") is not None
     password = "guidedrag-bench-pw"
     cache = Settings(_env_file=None).neo4j_cache_dir  # type: ignore[call-arg]
     result: dict[str, Any] = {"n": args.n, "threads": args.threads, "rust_ext": rust}
-    with tempfile.TemporaryDirectory(prefix="guidedrag-throughput-") as home:
+    with contextlib.ExitStack() as stack:
+        if args.home:
+            home = str(args.home)
+            args.home.mkdir(parents=True, exist_ok=True)
+        else:
+            home = stack.enter_context(tempfile.TemporaryDirectory(prefix="guidedrag-throughput-"))
         install_rank_plugin(Path(home), cache)
         server = LocalNeo4j(
             Path(home),
@@ -232,7 +249,10 @@ def main() -> None:
         try:
             migrate(driver, settings, PRESETS["guidedrag"])
             started = time.perf_counter()
-            vectors, counts = load(driver, args)
+            loaded = driver.execute_query("MATCH (c:Chunk) RETURN count(c) AS n").records[0]["n"]
+            if loaded not in (0, args.n):
+                raise SystemExit(f"{home} holds {loaded} chunks, not {args.n}: use another --home")
+            vectors, counts = load(driver, args, write=loaded == 0)
             result["version"] = server_info(driver).version
             print(
                 f"Neo4j {result['version']}: loaded {args.n} chunks in "
