@@ -75,7 +75,8 @@ _POSTFILTER_FIRST = 10
 _POSTFILTER_MAX = 10_000
 # Filtered SEARCH asks the index for this many times fetch_k and keeps the best fetch_k: the
 # recall guard for large selections (filtered HNSW recall@5 fell to 0.93 at 10% selectivity
-# with LIMIT k; a wider LIMIT widens the graph search). Measured in benchmarks/planner_bench.py.
+# with LIMIT k; a wider LIMIT widens the graph search). Not yet measured on clustered vectors:
+# `benchmarks/planner_bench.py --clusters 200` reports recall with and without it.
 _SEARCH_IN_OVERFETCH = 4
 
 
