@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from neo4j import Driver, GraphDatabase
 
+from guidedrag_graph import retrieval
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
 from guidedrag_graph.db import server_info
 from guidedrag_graph.migrate import migrate
@@ -63,11 +64,17 @@ def wipe(driver: Driver) -> None:
         driver.execute_query(f"DROP INDEX `{r['name']}` IF EXISTS")
 
 
-def load(driver: Driver, settings: Settings, n: int, dim: int, seed: int) -> np.ndarray:
+def load(
+    driver: Driver, settings: Settings, n: int, dim: int, seed: int, clusters: int = 0
+) -> np.ndarray:
     wipe(driver)
     migrate(driver, settings, PRESETS["guidedrag"])
     rng = np.random.default_rng(seed)
     vectors = rng.normal(size=(n, dim)).astype(np.float32)
+    if clusters:  # around cluster centres, as real embeddings (harder for filtered HNSW)
+        centres = rng.normal(size=(clusters, dim)).astype(np.float32)
+        centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+        vectors = centres[rng.integers(0, clusters, size=n)] + 0.8 * vectors / np.sqrt(dim)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     batch = 2000
     for start in range(0, n, batch):
@@ -118,6 +125,7 @@ def main() -> None:
     parser.add_argument("--i-know-this-wipes-the-db", dest="wipe_ok", action="store_true")
     parser.add_argument("--out", type=Path, help="JSON results file (default: results/...)")
     parser.add_argument("--no-plugin", action="store_true", help="without the rank plugin")
+    parser.add_argument("--clusters", type=int, default=0, help="cluster centres (0: uniform)")
     args = parser.parse_args()
 
     server: LocalNeo4j | None = None
@@ -156,11 +164,15 @@ def main() -> None:
         info = server_info(driver)
         print(f"Neo4j {info.version}: loading {args.n} chunks x {args.dim} dims ...", flush=True)
         started = time.perf_counter()
-        vectors = load(driver, settings, args.n, args.dim, args.seed)
+        vectors = load(driver, settings, args.n, args.dim, args.seed, args.clusters)
         print(f"loaded and indexed in {time.perf_counter() - started:.0f}s", flush=True)
         retriever = Retriever(driver, settings)
         rng = np.random.default_rng(args.seed + 1)
         queries = rng.normal(size=(args.queries, args.dim)).astype(np.float32)
+        if args.clusters:  # questions near the data
+            queries = vectors[rng.integers(0, args.n, size=args.queries)] + 0.5 * queries / np.sqrt(
+                args.dim
+            )
         queries /= np.linalg.norm(queries, axis=1, keepdims=True)
         paths = ["exact", "index"] + (["search_in"] if info.supports_search_in_filter else [])
         paths += ["plugin"] if retriever.rank_plugin else []
@@ -198,6 +210,21 @@ def main() -> None:
             row["exact_scan"] = statistics.median(scan)
             for path in paths:
                 median, tops = time_path(retriever, path, selection, size, queries, args.k)
+                if path == "search_in":  # the recall guard's effect: the same without over-fetch
+                    wide = retrieval._SEARCH_IN_OVERFETCH
+                    retrieval._SEARCH_IN_OVERFETCH = 1
+                    try:
+                        _, tops_k1 = time_path(retriever, path, selection, size, queries, args.k)
+                    finally:
+                        retrieval._SEARCH_IN_OVERFETCH = wide
+                    row["search_in_no_overfetch_recall"] = float(
+                        np.mean(
+                            [
+                                len(set(t) & set(e)) / args.k
+                                for t, e in zip(tops_k1, exact_tops, strict=True)
+                            ]
+                        )
+                    )
                 row[path] = median
                 row[f"{path}_recall"] = float(
                     np.mean(
@@ -212,7 +239,13 @@ def main() -> None:
                 f"{size:>8} "
                 + " ".join(f"{row[p] * 1000:>12.1f}" for p in [*paths, "exact_scan"])
                 + "   recall@k "
-                + " ".join(f"{p}={row[p + '_recall']:.2f}" for p in paths),
+                + " ".join(f"{p}={row[p + '_recall']:.2f}" for p in paths)
+                + (
+                    f" search_in(no over-fetch)={row['search_in_no_overfetch_recall']:.2f}"
+                    if "search_in_no_overfetch_recall" in row
+                    else ""
+                )
+                + f"  load {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
         xs = np.array([r["size"] for r in rows], dtype=float)

@@ -8,7 +8,8 @@ precomputed, as the embedder is not what is measured): ``Selector.prepare("entit
 
 Runs, in one process and one server, for each mode (``plugin``; ``cypher`` = rank_plugin off):
   * a warm-up pass over every question (fills the plugin's embedding cache);
-  * ``--seconds`` of ``--threads`` clients, one shared driver, reporting q/s and latency p50/p90;
+  * ``--seconds`` of ``--threads`` clients on one shared driver, split in ``--rounds`` windows
+    that alternate between the modes (the machine's load swings hit both): median q/s, p50/p90;
   * a single-thread cProfile of ``--profile`` questions: Python time per question, top functions.
 
     python benchmarks/throughput_bench.py --n 50000 --threads 8
@@ -17,10 +18,15 @@ Runs, in one process and one server, for each mode (``plugin``; ``cypher`` = ran
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import io
 import json
 import os
+import sys
+
+if os.environ.get("GUIDEDRAG_BENCH_NO_RUST"):
+    sys.modules["neo4j._rust"] = None  # type: ignore[assignment]
 import pstats
 import socket
 import statistics
@@ -30,6 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import neo4j  # noqa: F401  (imported here so the Rust extension, if any, is loaded or hidden)
 import numpy as np
 from neo4j import Driver, GraphDatabase
 
@@ -50,8 +57,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def load(driver: Driver, args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
-    """Chunks, documents (``--per-doc`` chunks each), entities with Zipf mentions (3 per chunk)."""
+def load(
+    driver: Driver, args: argparse.Namespace, write: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Chunks, documents (``--per-doc`` chunks each), entities with Zipf mentions (3 per chunk).
+
+    Deterministic (seeded): with ``write=False`` it only regenerates what a kept home holds."""
     rng = np.random.default_rng(args.seed)
     centres = rng.normal(size=(args.clusters, args.dim))
     centres /= np.linalg.norm(centres, axis=1, keepdims=True)
@@ -62,6 +73,9 @@ def load(driver: Driver, args: argparse.Namespace) -> tuple[np.ndarray, np.ndarr
     p = 1.0 / ranks**args.zipf
     p /= p.sum()
     mentions = rng.choice(args.entities, size=(args.n, 3), p=p)
+    counts = np.bincount(mentions.ravel(), minlength=args.entities)
+    if not write:
+        return vectors, counts
     driver.execute_query(
         "UNWIND range(0, $m - 1) AS i CREATE (:Entity {id: 'e' + i, name: 'E' + i, "
         "name_key: 'e' + i, type: 'THING'})",
@@ -88,7 +102,6 @@ def load(driver: Driver, args: argparse.Namespace) -> tuple[np.ndarray, np.ndarr
             rows=rows,
         )
     driver.execute_query("CALL db.awaitIndexes(3600)")
-    counts = np.bincount(mentions.ravel(), minlength=args.entities)
     return vectors, counts
 
 
@@ -113,22 +126,30 @@ def one(selector: Selector, retriever: Retriever, sel: str, vector: list[float])
     return retriever.rank(vector, prepared.compiled, k=5).path
 
 
-def measure(
-    driver: Driver,
-    settings: Settings,
-    questions: list[tuple[str, list[float], int]],
-    args: argparse.Namespace,
-) -> dict[str, Any]:
+def warm(
+    driver: Driver, settings: Settings, questions: list[tuple[str, list[float], int]]
+) -> tuple[Selector, Retriever, dict[str, int]]:
+    """One pass over every question (plans, page cache, the plugin's vector cache)."""
     selector = Selector(driver, settings)
     retriever = Retriever(driver, settings)
     paths: dict[str, int] = {}
-    for sel, vec, _ in questions:  # warm-up (plans, page cache, the plugin's vector cache)
+    for sel, vec, _ in questions:
         path = one(selector, retriever, sel, vec)
         paths[path] = paths.get(path, 0) + 1
+    return selector, retriever, paths
+
+
+def window(
+    selector: Selector,
+    retriever: Retriever,
+    questions: list[tuple[str, list[float], int]],
+    threads: int,
+    seconds: float,
+) -> dict[str, Any]:
+    """``threads`` clients for ``seconds``: q/s, latencies, Python CPU per question."""
     latencies: list[float] = []
     lock = threading.Lock()
-    stop = time.monotonic() + args.seconds
-    done = [0]
+    stop = time.monotonic() + seconds
 
     def client(offset: int) -> None:
         i = offset
@@ -138,46 +159,46 @@ def measure(
             started = time.perf_counter()
             one(selector, retriever, sel, vec)
             mine.append(time.perf_counter() - started)
-            i += args.threads
+            i += threads
         with lock:
             latencies.extend(mine)
-            done[0] += len(mine)
 
     cpu0 = os.times()
     began = time.monotonic()
-    threads = [threading.Thread(target=client, args=(t,)) for t in range(args.threads)]
-    for t in threads:
+    pool = [threading.Thread(target=client, args=(t,)) for t in range(threads)]
+    for t in pool:
         t.start()
-    for t in threads:
+    for t in pool:
         t.join()
     wall = time.monotonic() - began
     cpu1 = os.times()
     py_cpu = (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)
-    load_avg = os.getloadavg()
-    latencies.sort()
-    # Single-thread profile: where Python spends its time per question.
+    return {
+        "qps": len(latencies) / wall,
+        "latencies": latencies,
+        "python_cpu_ms_per_q": 1e3 * py_cpu / max(len(latencies), 1),
+        "loadavg": os.getloadavg(),
+    }
+
+
+def profile(
+    selector: Selector, retriever: Retriever, sample: list[tuple[str, list[float], int]]
+) -> dict[str, Any]:
+    """Single-thread cProfile: where Python spends its time per question."""
     prof = cProfile.Profile()
-    sample = questions[: args.profile]
     started = time.perf_counter()
     cpu_started = time.process_time()
     prof.enable()
     for sel, vec, _ in sample:
         one(selector, retriever, sel, vec)
     prof.disable()
-    single_wall = (time.perf_counter() - started) / len(sample)
-    single_cpu = (time.process_time() - cpu_started) / len(sample)
     text = io.StringIO()
     pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(12)
     return {
-        "paths": paths,
-        "questions_done": done[0],
-        "qps": done[0] / wall,
-        "p50_ms": 1e3 * latencies[len(latencies) // 2],
-        "p90_ms": 1e3 * latencies[int(len(latencies) * 0.9)],
-        "python_cpu_ms_per_q": 1e3 * py_cpu / max(done[0], 1),
-        "single_thread_ms_per_q": 1e3 * single_wall,
-        "single_thread_python_cpu_ms_per_q_profiled": 1e3 * single_cpu,
-        "loadavg": load_avg,
+        "single_thread_ms_per_q": 1e3 * (time.perf_counter() - started) / len(sample),
+        "single_thread_python_cpu_ms_per_q_profiled": 1e3
+        * (time.process_time() - cpu_started)
+        / len(sample),
         "profile_top": text.getvalue(),
     }
 
@@ -193,23 +214,29 @@ def main() -> None:
     parser.add_argument("--max-selection", type=int, default=2_000)
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--threads", type=int, default=8)
-    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--seconds", type=float, default=20.0, help="per mode, all rounds")
+    parser.add_argument("--rounds", type=int, default=4, help="alternating windows per mode")
     parser.add_argument("--profile", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--version", default=DEFAULT_NEO4J_VERSION)
     parser.add_argument("--modes", default="plugin,cypher")
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--home", type=Path, help="keep the server home here and reuse its data on the next run"
+    )
     args = parser.parse_args()
-    try:
-        import neo4j_rust_ext  # type: ignore[import-not-found]  # noqa: F401
-
-        rust = True
-    except ImportError:
-        rust = False
+    # GUIDEDRAG_BENCH_NO_RUST=1 hides the driver's Rust extension (set before neo4j is imported,
+    # see the top of this file), so one kept home measures the driver with and without it.
+    rust = sys.modules.get("neo4j._rust") is not None
     password = "guidedrag-bench-pw"
     cache = Settings(_env_file=None).neo4j_cache_dir  # type: ignore[call-arg]
     result: dict[str, Any] = {"n": args.n, "threads": args.threads, "rust_ext": rust}
-    with tempfile.TemporaryDirectory(prefix="guidedrag-throughput-") as home:
+    with contextlib.ExitStack() as stack:
+        if args.home:
+            home = str(args.home)
+            args.home.mkdir(parents=True, exist_ok=True)
+        else:
+            home = stack.enter_context(tempfile.TemporaryDirectory(prefix="guidedrag-throughput-"))
         install_rank_plugin(Path(home), cache)
         server = LocalNeo4j(
             Path(home),
@@ -232,7 +259,10 @@ def main() -> None:
         try:
             migrate(driver, settings, PRESETS["guidedrag"])
             started = time.perf_counter()
-            vectors, counts = load(driver, args)
+            loaded = driver.execute_query("MATCH (c:Chunk) RETURN count(c) AS n").records[0]["n"]
+            if loaded not in (0, args.n):
+                raise SystemExit(f"{home} holds {loaded} chunks, not {args.n}: use another --home")
+            vectors, counts = load(driver, args, write=loaded == 0)
             result["version"] = server_info(driver).version
             print(
                 f"Neo4j {result['version']}: loaded {args.n} chunks in "
@@ -247,18 +277,46 @@ def main() -> None:
                 "min": min(sizes),
                 "max": max(sizes),
             }
-            for mode in args.modes.split(","):
+            modes = args.modes.split(",")
+            state = {}
+            for mode in modes:
                 mode_settings = settings.model_copy(
                     update={"rank_plugin": "auto" if mode == "plugin" else "off"}
                 )
-                row = measure(driver, mode_settings, questions, args)
+                state[mode] = warm(driver, mode_settings, questions)
+            # Modes alternate in short windows, so a swing in the machine's load hits both.
+            windows: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}
+            for _ in range(args.rounds):
+                for mode in modes:
+                    selector, retriever, _paths = state[mode]
+                    windows[mode].append(
+                        window(
+                            selector, retriever, questions, args.threads, args.seconds / args.rounds
+                        )
+                    )
+            for mode in modes:
+                selector, retriever, paths = state[mode]
+                lat = sorted(x for w in windows[mode] for x in w["latencies"])
+                row = {
+                    "paths": paths,
+                    "qps_per_window": [w["qps"] for w in windows[mode]],
+                    "qps": statistics.median(w["qps"] for w in windows[mode]),
+                    "p50_ms": 1e3 * lat[len(lat) // 2],
+                    "p90_ms": 1e3 * lat[int(len(lat) * 0.9)],
+                    "python_cpu_ms_per_q": statistics.median(
+                        w["python_cpu_ms_per_q"] for w in windows[mode]
+                    ),
+                    "loadavg_per_window": [w["loadavg"] for w in windows[mode]],
+                    **profile(selector, retriever, questions[: args.profile]),
+                }
                 result[mode] = row
                 print(
-                    f"{mode:>7}: {row['qps']:.1f} q/s at {args.threads} threads, p50 "
-                    f"{row['p50_ms']:.1f} ms, p90 {row['p90_ms']:.1f} ms, Python CPU "
+                    f"{mode:>7}: {row['qps']:.1f} q/s (median of "
+                    f"{', '.join(f'{q:.1f}' for q in row['qps_per_window'])}) at {args.threads} "
+                    f"threads, p50 {row['p50_ms']:.1f} ms, p90 {row['p90_ms']:.1f} ms, Python CPU "
                     f"{row['python_cpu_ms_per_q']:.2f} ms/q, single-thread "
-                    f"{row['single_thread_ms_per_q']:.1f} ms/q, paths {row['paths']}, "
-                    f"load {' '.join(f'{x:.1f}' for x in row['loadavg'])}",
+                    f"{row['single_thread_ms_per_q']:.1f} ms/q, paths {row['paths']}, load "
+                    f"{' '.join(f'{w[0]:.1f}' for w in row['loadavg_per_window'])}",
                     flush=True,
                 )
                 print(row["profile_top"][:3000], flush=True)

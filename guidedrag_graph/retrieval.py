@@ -81,6 +81,11 @@ _SEARCH_IN_READY: weakref.WeakKeyDictionary[Any, set[tuple[str | None, str]]] = 
 # Post-filter path: first over-fetch factor over U, and the widest fetch before exact fallback.
 _POSTFILTER_FIRST = 10
 _POSTFILTER_MAX = 10_000
+# Filtered SEARCH asks the index for this many times fetch_k and keeps the best fetch_k: the
+# recall guard for large selections (filtered HNSW recall@5 fell to 0.93 at 10% selectivity
+# with LIMIT k; a wider LIMIT widens the graph search). Not yet measured on clustered vectors:
+# `benchmarks/planner_bench.py --clusters 200` reports recall with and without it.
+_SEARCH_IN_OVERFETCH = 4
 
 
 class CompiledSelectionLike(Protocol):
@@ -282,6 +287,7 @@ class Retriever:
         self._server: ServerInfo | None = None
         self._rank_plugin: bool | None = None
         self._plan_notes: list[str] = []
+        self._plugin_max: int | None = None
 
     @property
     def server(self) -> ServerInfo:
@@ -298,14 +304,26 @@ class Retriever:
             )
         return self._rank_plugin
 
+    def plugin_exact_max(self) -> int:
+        """The plugin's limit: the measured one, or fewer chunks if its cache holds fewer.
+
+        Past its cache budget the plugin reads the store at Cypher's speed (~45 µs per chunk).
+        """
+        if self._plugin_max is None:
+            rows = self._read(render("rank_plugin_cache", self.schema), {})
+            budget = int(rows[0]["budget"]) if rows else 0
+            per_vector = 16 + 4 * self.settings.embedding_dimensions + 64  # see VectorCache.put
+            self._plugin_max = min(MEASURED_PLUGIN_EXACT_MAX, budget // per_vector)
+        return self._plugin_max
+
     # ------------------------------------------------------------------ planner
     def exact_max(self) -> int:
         """Selections up to this size are ranked exactly; larger ones through the index."""
         if self.settings.planner_exact_max is not None:
             return self.settings.planner_exact_max
-        if self.rank_plugin:
-            return MEASURED_PLUGIN_EXACT_MAX
         key = "search_in" if self.server.supports_search_in_filter else "index"
+        if self.rank_plugin:  # never below Cypher's own crossover, even with a tiny cache
+            return max(self.plugin_exact_max(), MEASURED_EXACT_MAX[key])
         return MEASURED_EXACT_MAX[key]
 
     def plan(self, selection_size: int | None, is_all: bool) -> str:
@@ -447,7 +465,8 @@ class Retriever:
                 replacements={"`chunk_embedding`": self.schema.q(self.settings.vector_index_name)},
             )
             queries.append(query)
-            return self._read(query, base), query, base
+            wide = {**base, "fetch_k": int(fetch_k) * _SEARCH_IN_OVERFETCH}
+            return self._read(query, wide)[:fetch_k], query, wide
         if path != "index":
             raise ConfigurationError(f"unknown retrieval path {path!r}; use one of {PATHS}")
         if selection.is_all:

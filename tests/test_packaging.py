@@ -1,4 +1,5 @@
-"""The wheel carries the Cypher templates, migrations and sample KB, and finds them installed.
+"""The wheel carries the Cypher templates, migrations, sample KB and the rank plugin's sources,
+and finds them installed.
 
 Runs the installed copy in a subprocess from a folder outside the checkout, so the repository's
 own ``cypher/`` and ``migrations/`` cannot stand in for the packaged ones.
@@ -18,13 +19,16 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 PROBE = """
 import guidedrag_graph, sys
 from pathlib import Path
-from guidedrag_graph.resources import cypher_dir, cypher_template, migrations_dir
+from guidedrag_graph.resources import cypher_dir, cypher_template, migrations_dir, plugin_dir
 from guidedrag_graph.migrate import discover
 from guidedrag_graph.kb import sample_kb_dir
 assert Path(guidedrag_graph.__file__).is_relative_to(sys.argv[1]), guidedrag_graph.__file__
 assert cypher_dir().is_relative_to(sys.argv[1]), cypher_dir()
 assert "// @fragment" in cypher_template("select_entity")
 sample = (sample_kb_dir() / "chunks.jsonl").is_file()
+assert plugin_dir().is_relative_to(sys.argv[1]), plugin_dir()
+java = sorted(p.name for p in (plugin_dir() / "src").rglob("*.java"))
+assert (plugin_dir() / "pom.xml").is_file() and "Rank.java" in java, java
 print(len(discover()), len(list(cypher_dir().glob("*.cypher"))), sample)
 """
 

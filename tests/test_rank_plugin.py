@@ -12,7 +12,12 @@ from neo4j import Driver
 from neo4j.exceptions import ClientError
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
+from guidedrag_graph.retrieval import (
+    MEASURED_EXACT_MAX,
+    MEASURED_PLUGIN_EXACT_MAX,
+    ChunkIdSelection,
+    Retriever,
+)
 from guidedrag_graph.runtime.plugins import (
     add_plugin,
     installed_plugins,
@@ -175,3 +180,21 @@ def test_extra_plugin_jars_are_copied_recorded_and_configured(tmp_path: Path) ->
     assert [p.name for p in installed_plugins(home)] == ["other.jar"]
     assert plugin_conf_lines(home) == []
     assert "tool.jar" not in json.loads((home / "plugins" / "guidedrag-plugins.json").read_text())
+
+
+@pytest.mark.neo4j
+def test_planner_sends_the_plugin_what_its_cache_holds(driver: Driver, settings: Settings) -> None:
+    """Exact through the plugin up to min(measured limit, cache budget); the index path beyond;
+    pure-Cypher crossovers when the plugin is off."""
+    retriever = Retriever(driver, settings)
+    budget = driver.execute_query("CALL guidedrag.cacheInfo()").records[0]["budget"]
+    limit = retriever.plugin_exact_max()
+    assert limit == min(MEASURED_PLUGIN_EXACT_MAX, budget // (16 + 4 * DIM + 64))
+    assert limit > MEASURED_EXACT_MAX["index"]
+    assert retriever.plan(limit, False) == "plugin"
+    assert retriever.plan(limit + 1, False) in ("search_in", "index")
+    assert retriever.plan(limit, True) == "index"  # all(): the vector index over U
+    off = Retriever(driver, settings.model_copy(update={"rank_plugin": "off"}))
+    assert not off.rank_plugin
+    assert off.plan(10, False) == "exact"
+    assert off.plan(5_000, False) in ("search_in", "index")
