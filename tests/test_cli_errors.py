@@ -183,4 +183,4 @@ def test_new_driver_turns_server_notifications_off(
         with new_driver(settings.neo4j_uri, auth) as ours:
             summary = ours.execute_query(query).summary
         assert "notification" not in caplog.text.lower()
-    assert not summary.summary_notifications
+    assert not [status for status in summary.gql_status_objects if status.is_notification]
