@@ -230,6 +230,8 @@ def run_clients(
         "before": _window(calls, t0, t_stop),
         "outage": _window(calls, t_stop, recovered),
         "after": _window(calls, recovered, t_end),
+        # The second half alone: caches and query plans warm again after the restart.
+        "after_second_half": _window(calls, (recovered + t_end) / 2, t_end),
         "stop_s": round(t_stopped - t_stop, 1),
         "restart_s": round(t_up - t_stopped, 1),
         "recovery_after_bolt_up_s": round(recovered - t_up, 2) if first_ok else None,

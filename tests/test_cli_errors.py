@@ -183,4 +183,23 @@ def test_new_driver_turns_server_notifications_off(
         with new_driver(settings.neo4j_uri, auth) as ours:
             summary = ours.execute_query(query).summary
         assert "notification" not in caplog.text.lower()
-    assert not summary.summary_notifications
+    assert not [status for status in summary.gql_status_objects if status.is_notification]
+
+
+def test_start_with_the_default_password_warns(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(1)
+        port = sock.getsockname()[1]
+        args = ["neo4j", "start", "--home", str(tmp_path / "home")]
+        args += ["--bolt-port", str(port), "--http-port", str(free_port())]
+        # The bolt port stays taken for both runs: nothing starts.
+        result = run_cli(args, cwd=tmp_path)
+        chosen = run_cli(args, {"NEO4J_PASSWORD": "my-own-password"}, cwd=tmp_path)
+    line = error_line(result)
+    assert f"port {port} on 127.0.0.1 is already in use" in line
+    assert "warning: NEO4J_PASSWORD is the public default 'guidedrag-local'" in result.stderr
+    assert f"port {port} on 127.0.0.1 is already in use" in error_line(chosen)
+    assert "warning:" not in chosen.stderr

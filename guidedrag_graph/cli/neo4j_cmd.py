@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import click
 
 from guidedrag_graph.cli.common import load_settings
-from guidedrag_graph.config import Settings, redact_uri
+from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, redact_uri
 from guidedrag_graph.errors import Neo4jRuntimeError
 from guidedrag_graph.runtime import PINNED_VERSIONS, LocalNeo4j, install, install_rank_plugin
 from guidedrag_graph.runtime.apoc import apoc_version_for, install_apoc
@@ -128,6 +128,14 @@ def start(
         click.echo(
             f"warning: Neo4j {server.version} is not one of the tested versions "
             f"{', '.join(PINNED_VERSIONS)}",
+            err=True,
+        )
+    fresh = not (server.home / "data" / "databases" / "system").exists()
+    if server.password == DEFAULT_NEO4J_PASSWORD and fresh:
+        click.echo(
+            f"warning: NEO4J_PASSWORD is the public default {DEFAULT_NEO4J_PASSWORD!r}; a new "
+            f"server keeps the password it starts with: export NEO4J_PASSWORD=... first to "
+            f"choose your own",
             err=True,
         )
     took = server.start()
