@@ -1,6 +1,7 @@
 """Schema mapping without Python: a TOML/JSON file, ``--schema`` / GUIDEDRAG_SCHEMA_FILE, and the
 user's own KG from issue 13 used through a file only:
-``(:Article)-[:HAS_PART]->(:Passage {pid, content, vec})``, ``(:Passage)-[:ABOUT]->(:Thing {title})``.
+``(:Article)-[:HAS_PART]->(:Passage {pid, content, vec})``,
+``(:Passage)-[:ABOUT]->(:Thing {title})``.
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def test_toml_file_maps_every_name_and_direction(tmp_path: Path) -> None:
     )
     assert schema.part_of_pattern("c", "d") == "(c)<-[:`HAS_PART`]-(d)"
     assert schema.mentions_pattern("c", "e") == "(c)-[:`ABOUT`]->(e)"
-    assert (schema.entity_label, schema.entity_id, schema.entity_name) == ("Thing", "title", "title")
+    entity = (schema.entity_label, schema.entity_id, schema.entity_name)
+    assert entity == ("Thing", "title", "title")
 
 
 def test_json_file_and_a_preset_base(tmp_path: Path) -> None:
