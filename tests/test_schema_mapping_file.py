@@ -256,3 +256,11 @@ def test_cli_inspect_proposes_the_users_mapping_and_adopt_uses_it(
         assert result.exit_code == 0 and "dropped index entity_names" in result.output
     finally:
         wipe(driver)
+
+
+def test_builder_presets_are_for_reading_not_loading() -> None:
+    for name in ("neo4j-graphrag-builder", "langchain", "llamaindex"):
+        with pytest.raises(ConfigurationError, match="guidedrag kb adopt"):
+            PRESETS[name].check_loadable()
+    PRESETS["guidedrag"].check_loadable()
+    PRESETS["neo4j-graphrag"].check_loadable()
