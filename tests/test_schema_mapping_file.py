@@ -175,6 +175,11 @@ def test_users_kg_through_a_mapping_file_only(
     configured, pids, _ = user_kg
     schema = schema_from_settings(configured)
     try:
+        # Before adopt there is no full-text index: the error says so instead of staying silent.
+        unknown = Selector(driver, configured).prepare("entity('Phobso')")
+        assert unknown.empty is not None
+        assert "full-text index 'entity_names'" in unknown.empty.message
+        assert "guidedrag kb adopt" in unknown.empty.message
         # Their own vector index, declared without filter properties.
         driver.execute_query(
             "CREATE VECTOR INDEX passage_vec FOR (p:Passage) ON p.vec OPTIONS {indexConfig: "
