@@ -109,6 +109,17 @@ class SchemaMapping(BaseModel):
         """The expression that gives a chunk's id (property or elementId)."""
         return self.prop(var, self.chunk_id)
 
+    def check_loadable(self) -> None:
+        """The loader MERGEs on id properties and links chunks to documents: a mapping for a
+        builder's graph (elementId ids, chunks as their own documents) is for reading only."""
+        if self.uses_element_ids or self.part_of_type is None:
+            why = "maps an id to elementId()" if self.uses_element_ids else "has no part-of type"
+            raise ConfigurationError(
+                f"schema {self.preset!r} {why}, so `guidedrag load` cannot write bundles with it "
+                f"(it MERGEs on id properties); load with a preset that has them, or use the "
+                f"graph as it is with `guidedrag kb adopt`"
+            )
+
     @property
     def uses_element_ids(self) -> bool:
         return ELEMENT_ID in (self.document_id, self.chunk_id, self.entity_id)

@@ -175,6 +175,11 @@ def test_users_kg_through_a_mapping_file_only(
     configured, pids, _ = user_kg
     schema = schema_from_settings(configured)
     try:
+        # Before adopt there is no full-text index: the error says so instead of staying silent.
+        unknown = Selector(driver, configured).prepare("entity('Phobso')")
+        assert unknown.empty is not None
+        assert "full-text index 'entity_names'" in unknown.empty.message
+        assert "guidedrag kb adopt" in unknown.empty.message
         # Their own vector index, declared without filter properties.
         driver.execute_query(
             "CREATE VECTOR INDEX passage_vec FOR (p:Passage) ON p.vec OPTIONS {indexConfig: "
@@ -256,3 +261,11 @@ def test_cli_inspect_proposes_the_users_mapping_and_adopt_uses_it(
         assert result.exit_code == 0 and "dropped index entity_names" in result.output
     finally:
         wipe(driver)
+
+
+def test_builder_presets_are_for_reading_not_loading() -> None:
+    for name in ("neo4j-graphrag-builder", "langchain", "llamaindex"):
+        with pytest.raises(ConfigurationError, match="guidedrag kb adopt"):
+            PRESETS[name].check_loadable()
+    PRESETS["guidedrag"].check_loadable()
+    PRESETS["neo4j-graphrag"].check_loadable()

@@ -338,3 +338,14 @@ def schema_mismatch(driver: Driver, database: str, schema: SchemaMapping) -> str
                 f'inspect` proposes one), or "elementId()" for an id'
             )
     return None
+
+
+def missing_fulltext_hint(driver: Driver, database: str, index_name: str) -> str | None:
+    """Why unknown names get no "did you mean": no full-text index (``None``: it exists)."""
+    names = {str(r["name"]) for r in _read(driver, database, "schema_indexes", {})}
+    if index_name in names:
+        return None
+    return (
+        f"no suggestions: the full-text index {index_name!r} over entity names does not exist "
+        f"(run `guidedrag kb adopt`, or set GUIDEDRAG_ENTITY_FULLTEXT_INDEX_NAME to yours)"
+    )

@@ -252,6 +252,7 @@ def load_bundle(
     progress: bool = False,
 ) -> LoadReport:
     """Validate, then write a bundle; safe to rerun after a crash (finishes the job, no dups)."""
+    schema.check_loadable()
     started = time.perf_counter()
     bundle = path if isinstance(path, Bundle) else read_bundle(path)
     database = settings.neo4j_database

@@ -141,6 +141,14 @@ class Selector:
             self._mismatch = schema_mismatch(self.driver, self.database, self.schema)
         return self._mismatch
 
+    def fulltext_missing(self) -> str | None:
+        """Says so when the entity full-text index is missing (suggestions then cannot exist)."""
+        from guidedrag_graph.kb.inspect import missing_fulltext_hint
+
+        return missing_fulltext_hint(
+            self.driver, self.database, self.settings.entity_fulltext_index_name
+        )
+
     # --- preparation -----------------------------------------------------------------------
     def prepare(self, expr: A.Expr | str) -> PreparedSelection:
         """Resolve entity names, documents and relation types; compile. No chunk is touched.
@@ -179,6 +187,8 @@ class Selector:
         hint = f"; did you mean {', '.join(map(repr, suggestions))}?" if suggestions else ""
         if mismatch := self.schema_mismatch():
             hint = f"; {mismatch}{hint}"
+        elif not suggestions and (no_index := self.fulltext_missing()):
+            hint = f"; {no_index}"
         return EmptySelection(
             "unknown_entity",
             term,
