@@ -126,7 +126,7 @@ def test_entities_differing_only_by_case_are_merged_and_reported(
     assert [r["k"] for r in stored] == [["pikovaya dama"]]
     # Explicit duplicate ids are still an error.
     _append(root, "entities.jsonl", [{"id": "rome", "name": "ROME"}])
-    with pytest.raises(BundleError, match=r"entities.jsonl:6: duplicate entity id 'rome'"):
+    with pytest.raises(BundleError, match=r"entities.jsonl:5: duplicate entity id 'rome'"):
         read_bundle(root)
 
 

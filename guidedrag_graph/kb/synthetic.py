@@ -124,6 +124,9 @@ def write_synthetic_bundle(
                     + ", ".join(f"Entity {e}" for e in mentioned),
                     "position": cid % CHUNKS_PER_DOCUMENT,
                     "entities": [f"e{e}" for e in mentioned],
+                    # The document's group, on the chunk: what filter-based retrievers
+                    # (neo4j-graphrag's VectorRetriever) can filter on.
+                    "metadata": {"group": sources[int(doc_ids[i])]},
                     "embedding": vectors[i].tolist(),
                 }
                 chunks_out.write(json.dumps(row) + "\n")
