@@ -85,8 +85,9 @@ def main() -> None:
     bundle = read_bundle(root)
     read_s = time.perf_counter() - t0
     n = len(bundle.chunks)
+    read_cpu = (time.process_time() - c0) / n * 1000
     print(f"read {n} chunks in {read_s:.2f}s ({n / read_s:.0f} chunks/s), CPU "
-          f"{(time.process_time() - c0) / n * 1000:.3f} ms/chunk  load {os.getloadavg()}")  # fmt: skip
+          f"{read_cpu:.3f} ms/chunk  load {os.getloadavg()}")  # fmt: skip
     first: list[float] = []
     reload: list[float] = []
     cpu_first: list[tuple[float, float]] = []

@@ -9,7 +9,7 @@
 CYPHER 25
 MATCH (c:Chunk)
   SEARCH c IN (VECTOR INDEX chunk_embedding FOR $query_vector LIMIT $fetch_k) SCORE AS score
-WITH c, score WHERE c.group = $group
+WITH c, score WHERE c['group'] = $group
 RETURN c.id AS id, score
 ORDER BY score DESC, id
 LIMIT $k
