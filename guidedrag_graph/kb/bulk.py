@@ -321,6 +321,13 @@ def bulk_load(
     finally:
         driver.close()
     report.chunks_created = len(bundle.chunks)
+    report.nodes_created = len(bundle.documents) + len(bundle.chunks) + len(bundle.entities)
+    report.relationships_created = (
+        len(bundle.chunks)
+        + bundle.mention_count
+        + len(bundle.relations)
+        + (len(_next_chunk_pairs(bundle.chunks)) if schema.next_chunk_type else 0)
+    )
     report.timings["chunks"] = report.timings["import"]
     report.timings["total"] = time.perf_counter() - started
     return report
