@@ -45,6 +45,7 @@ RESERVED_RELATION_TYPES = frozenset().union(
 RESERVED_PREFIX = "REL_"
 _UTF8_BOM = b"\xef\xbb\xbf"
 _NUMBER_TYPES = frozenset({float, int})
+_VECTOR_BLOCK = 8192
 
 
 def safe_relation_type(predicate: str, reserved: frozenset[str] = RESERVED_RELATION_TYPES) -> str:
@@ -340,19 +341,21 @@ def _embedding_problem(value: Any) -> str | None:
 
 
 def _embedding_matrix(
-    raw: list[list[float]], wheres: list[str], errors: _Errors
+    blocks: list[np.ndarray], wheres: list[str], errors: _Errors
 ) -> tuple[np.ndarray, np.ndarray]:
-    """All precomputed vectors as one float32 matrix, converted and checked in bulk.
+    """All precomputed vectors as one float32 matrix, checked in bulk.
 
     Returns the matrix and a mask of good rows. Per-row NumPy calls cost more than the data;
-    one conversion of the whole list and vectorised finiteness/norm checks cost almost nothing.
+    block conversions and vectorised finiteness/norm checks cost almost nothing.
     """
-    if not raw:
+    if not blocks:
         return np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=bool)
     with np.errstate(over="ignore", invalid="ignore"):
-        matrix = np.asarray(raw, dtype=np.float32)
+        matrix = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
         finite: np.ndarray = np.asarray(np.isfinite(matrix).all(axis=1))
-        norms = np.linalg.norm(np.where(np.isfinite(matrix), matrix, 0.0), axis=1)
+        # float32 and in place: no float64 copy of a million-row matrix. Non-finite rows give
+        # nan/inf here, and are already excluded by ``finite``.
+        norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
     good = finite & (norms > 1e-12)
     for row in np.flatnonzero(~good):
         reason = (
@@ -472,6 +475,9 @@ def read_bundle(path: str | Path) -> Bundle:
     chunk_entity_ids: dict[str, list[str]] = {}
     chunk_lines: dict[str, str] = {}
     raw_vectors: list[list[float]] = []
+    # Python float lists cost ~12 KB per 384-d vector: convert every block to float32 as we go,
+    # so a million-chunk bundle needs 1.5 GB of vectors, not 12 GB of lists.
+    blocks: list[np.ndarray] = []
     vector_chunks: list[int] = []  # index into ``chunks`` of each raw vector
     dims: tuple[int, str] | None = None
     for where, obj in _lines(root / "chunks.jsonl", errors):
@@ -507,14 +513,21 @@ def read_bundle(path: str | Path) -> Bundle:
                 continue
             raw_vectors.append(raw_embedding)
             vector_chunks.append(len(chunks))
+            if len(raw_vectors) == _VECTOR_BLOCK:
+                with np.errstate(over="ignore"):
+                    blocks.append(np.asarray(raw_vectors, dtype=np.float32))
+                raw_vectors = []
         chunk_lines[chunk.id] = where
         chunks.append(chunk)
         ids = [resolve(ref) for ref in chunk.entities if ref.strip()]
         chunk_entity_ids[chunk.id] = list(dict.fromkeys(ids))
-    matrix, good = _embedding_matrix(
-        raw_vectors, [chunk_lines[chunks[i].id] for i in vector_chunks], errors
-    )
+    if raw_vectors:
+        with np.errstate(over="ignore"):
+            blocks.append(np.asarray(raw_vectors, dtype=np.float32))
     del raw_vectors
+    matrix, good = _embedding_matrix(
+        blocks, [chunk_lines[chunks[i].id] for i in vector_chunks], errors
+    )
     embeddings: dict[str, np.ndarray] = {
         chunks[i].id: matrix[row] for row, i in enumerate(vector_chunks) if good[row]
     }
