@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from neo4j import Driver, GraphDatabase
+from pydantic import SecretStr
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
@@ -46,7 +47,7 @@ def test_bulk_import_equals_transactional_load(
         pagecache="256m",
     )
     bulk_settings = settings.model_copy(
-        update={"neo4j_uri": server.uri, "neo4j_password": TEST_PASSWORD}
+        update={"neo4j_uri": server.uri, "neo4j_password": SecretStr(TEST_PASSWORD)}
     )
     server.start()
     try:

@@ -318,6 +318,9 @@ def bulk_load(
         report.timings["indexes"] = _wait_online(driver, settings, schema) + (
             time.perf_counter() - t0
         )
+        empty_lists = loader_query("load_bulk_empty_lists", schema)
+        while driver.execute_query(empty_lists, database_=settings.neo4j_database).records[0]["n"]:
+            pass
     finally:
         driver.close()
     report.chunks_created = len(bundle.chunks)
