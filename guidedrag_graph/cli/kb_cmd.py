@@ -10,7 +10,7 @@ import click
 from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import GuidedRAGError
-from guidedrag_graph.kb.loader import DEFAULT_BATCH_SIZE, load_bundle
+from guidedrag_graph.kb.loader import DEFAULT_BATCH_SIZE, LoadReport, load_bundle
 from guidedrag_graph.kb.stats import kb_stats
 
 
@@ -37,6 +37,12 @@ def _with_overrides(settings: Settings, preset: str | None, relation_mode: str |
     "(default: GUIDEDRAG_RELATION_MODE, else the preset's)",
 )
 @click.option("--no-migrate", is_flag=True, help="do not apply pending migrations first")
+@click.option(
+    "--bulk",
+    is_flag=True,
+    help="first load into the managed server's EMPTY database through neo4j-admin's offline "
+    "importer (stops and restarts the server; see docs/performance.md)",
+)
 @click.option("--no-progress", is_flag=True, help="no progress bars")
 @click.option("--json", "as_json", is_flag=True, help="print the load report as JSON")
 def load(
@@ -45,12 +51,22 @@ def load(
     preset: str | None,
     relation_mode: Literal["types", "property"] | None,
     no_migrate: bool,
+    bulk: bool,
     no_progress: bool,
     as_json: bool,
 ) -> None:
     """Load a KB bundle (idempotent; rerun after a crash to finish the job)."""
     settings = _with_overrides(load_settings(), preset, relation_mode)
     schema = schema_of(settings)
+    if bulk:
+        from guidedrag_graph.cli.neo4j_cmd import _server
+        from guidedrag_graph.kb.bulk import bulk_load
+
+        report = bulk_load(
+            settings, schema, bundle_dir, server=_server(settings, None, None, None, None)
+        )
+        _print_report(report, bundle_dir, as_json)
+        return
     with driver_for(settings) as driver:
         report = load_bundle(
             driver,
@@ -61,6 +77,10 @@ def load(
             migrate=not no_migrate,
             progress=not no_progress,
         )
+    _print_report(report, bundle_dir, as_json)
+
+
+def _print_report(report: LoadReport, bundle_dir: Path, as_json: bool) -> None:
     if as_json:
         echo_json(report.to_dict())
         return
@@ -76,6 +96,12 @@ def load(
         f"{report.nodes_created} nodes and {report.relationships_created} relationships in "
         f"{report.timings.get('total', 0.0):.1f}s ({report.chunks_per_second:.0f} chunks/s)"
     )
+    if "import" in report.timings:
+        click.echo(
+            f"bulk: CSV {report.timings['csv']:.1f}s, offline import "
+            f"{report.timings['import']:.1f}s, restart {report.timings['restart']:.1f}s, "
+            f"indexes online {report.timings['indexes']:.1f}s"
+        )
 
 
 @click.group()

@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from guidedrag_graph.errors import BundleError
-from guidedrag_graph.schema import name_key, relation_type_name
+from guidedrag_graph.schema import PRESETS, name_key, relation_type_name
 from guidedrag_graph.semantics import Semantics
 
 FORMAT_NAME: Literal["guidedrag-kb"] = "guidedrag-kb"
@@ -35,6 +35,24 @@ MAX_REPORTED_ERRORS = 20
 
 Scalar = str | int | float | bool
 MetadataValue = Scalar | list[str] | list[int] | list[float] | list[bool] | None
+
+# Relationship types of the lexical graph under every preset: a predicate ("part of", "mentions")
+# must never become one of them, or entity relations and structure mix (the loader re-checks a
+# custom mapping's own structural types).
+RESERVED_RELATION_TYPES = frozenset().union(
+    *(p.structural_relationship_types for p in PRESETS.values())
+)
+RESERVED_PREFIX = "REL_"
+_UTF8_BOM = b"\xef\xbb\xbf"
+_NUMBER_TYPES = frozenset({float, int})
+_VECTOR_BLOCK = 8192
+
+
+def safe_relation_type(predicate: str, reserved: frozenset[str] = RESERVED_RELATION_TYPES) -> str:
+    """``relation_type_name`` with structural types prefixed: "part of" -> ``REL_PART_OF``."""
+    name = relation_type_name(predicate)
+    return RESERVED_PREFIX + name if name in reserved else name
+
 
 # Properties the loader writes itself; metadata may not overwrite them.
 _RESERVED_KEYS = frozenset(
@@ -191,6 +209,8 @@ class Bundle:
     relations: list[Relation]
     questions: list[Question]
     warnings: list[str] = field(default_factory=list)
+    # Entity rows without an id whose names differ only by case/spacing, merged into one entity.
+    merged_entities: list[str] = field(default_factory=list)
 
     @property
     def embedding_dimensions(self) -> int | None:
@@ -220,9 +240,17 @@ class _Errors:
 
     def __init__(self) -> None:
         self.items: list[str] = []
+        # Files with lines we could not even parse (bad UTF-8, bad JSON): references into them
+        # may point at those lines, so "unknown id" errors would be false knock-ons.
+        self.unreadable: set[str] = set()
 
     def add(self, where: str, message: str) -> None:
         self.items.append(f"{where}: {message}")
+
+    def add_reference(self, where: str, message: str, target: str) -> None:
+        """A dangling reference into ``target``; dropped when ``target`` had unreadable lines."""
+        if target not in self.unreadable:
+            self.add(where, message)
 
     def raise_if_any(self) -> None:
         if not self.items:
@@ -234,32 +262,60 @@ class _Errors:
 
 
 def _lines(path: Path, errors: _Errors) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(``file:line``, object) for every non-blank line; JSON errors are recorded, not raised."""
+    """(``file:line``, object) for every non-blank line; bad lines are recorded, not raised.
+
+    Each line is decoded on its own (bytes, split on ``\\n``), so a bad UTF-8 byte or a stray
+    byte-order mark is reported at its own line and the lines after it are still read: no
+    false knock-on errors. A BOM at the very start of the file is accepted (Windows editors
+    write one); at the start of any later line it is reported.
+    """
     if not path.exists():
         return
-    with path.open(encoding="utf-8") as handle:
-        number = 0
-        while True:
-            try:
-                line = handle.readline()
-            except UnicodeDecodeError as exc:
-                errors.add(f"{path.name}:{number + 1}", f"not UTF-8 ({exc.reason})")
-                return
-            if not line:
-                return
-            number += 1
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
             where = f"{path.name}:{number}"
-            if not line.strip():
+            if number == 1 and raw.startswith(_UTF8_BOM):
+                raw = raw[len(_UTF8_BOM) :]
+            if raw.startswith(_UTF8_BOM):
+                # U+FEFF inside a JSON string is text; at the start of a later line it is a
+                # byte-order mark left by concatenating files.
+                errors.add(where, "byte-order mark (U+FEFF) at the start of the line; remove it")
+                errors.unreadable.add(path.name)
+                continue
+            if not raw.strip():
                 continue
             try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                errors.add(where, f"invalid JSON ({exc.msg} at column {exc.colno})")
+                obj = orjson.loads(raw)
+            except orjson.JSONDecodeError as exc:
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as bad:
+                    errors.add(
+                        where,
+                        f"not UTF-8 ({bad.reason} at byte {bad.start + 1}); re-save the file "
+                        f"as UTF-8",
+                    )
+                    errors.unreadable.add(path.name)
+                    continue
+                errors.add(where, _json_problem(text, exc))
+                errors.unreadable.add(path.name)
                 continue
             if not isinstance(obj, dict):
                 errors.add(where, f"expected a JSON object, got {type(obj).__name__}")
+                errors.unreadable.add(path.name)
                 continue
             yield where, obj
+
+
+def _json_problem(text: str, exc: Exception) -> str:
+    """The standard library's wording (message and column) for a line orjson rejected."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as std:
+        return f"invalid JSON ({std.msg} at column {std.colno})"
+    except RecursionError:
+        return "invalid JSON (nested too deeply)"
+    return f"invalid JSON ({exc})"
 
 
 def _explain(exc: ValidationError) -> str:
@@ -275,18 +331,40 @@ def _explain(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _parse_embedding(value: Any) -> np.ndarray | str:
-    """A float32 vector, or the reason it is not one."""
+def _embedding_problem(value: Any) -> str | None:
+    """Why a raw embedding is not a flat list of numbers, or None (checked at C speed)."""
     if not isinstance(value, list) or not value:
         return "embedding must be a non-empty list of numbers"
-    if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in value):
+    if not set(map(type, value)) <= _NUMBER_TYPES:
         return "embedding must contain numbers only"
-    vector = np.asarray(value, dtype=np.float32)
-    if not np.all(np.isfinite(vector)):
-        return "embedding contains NaN or infinity"
-    if not math.isclose(float(np.linalg.norm(vector)), 0.0, abs_tol=1e-12):
-        return vector
-    return "embedding is the zero vector (cosine is undefined)"
+    return None
+
+
+def _embedding_matrix(
+    blocks: list[np.ndarray], wheres: list[str], errors: _Errors
+) -> tuple[np.ndarray, np.ndarray]:
+    """All precomputed vectors as one float32 matrix, checked in bulk.
+
+    Returns the matrix and a mask of good rows. Per-row NumPy calls cost more than the data;
+    block conversions and vectorised finiteness/norm checks cost almost nothing.
+    """
+    if not blocks:
+        return np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=bool)
+    with np.errstate(over="ignore", invalid="ignore"):
+        matrix = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+        finite: np.ndarray = np.asarray(np.isfinite(matrix).all(axis=1))
+        # float32 and in place: no float64 copy of a million-row matrix. Non-finite rows give
+        # nan/inf here, and are already excluded by ``finite``.
+        norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+    good = finite & (norms > 1e-12)
+    for row in np.flatnonzero(~good):
+        reason = (
+            "embedding contains NaN or infinity (or a number too large for float32)"
+            if not finite[row]
+            else "embedding is the zero vector (cosine is undefined)"
+        )
+        errors.add(wheres[row], reason)
+    return matrix, good
 
 
 def read_bundle(path: str | Path) -> Bundle:
@@ -303,8 +381,8 @@ def read_bundle(path: str | Path) -> Bundle:
     manifest_path = root / "bundle.json"
     if manifest_path.exists():
         try:
-            manifest = Manifest.model_validate(json.loads(manifest_path.read_text("utf-8")))
-        except (json.JSONDecodeError, ValidationError) as exc:
+            manifest = Manifest.model_validate(json.loads(manifest_path.read_text("utf-8-sig")))
+        except (json.JSONDecodeError, UnicodeDecodeError, ValidationError) as exc:
             detail = _explain(exc) if isinstance(exc, ValidationError) else f"invalid JSON ({exc})"
             errors.add("bundle.json:1", detail)
 
@@ -331,11 +409,34 @@ def read_bundle(path: str | Path) -> Bundle:
     entity_lines: dict[str, str] = {}
     by_key: dict[str, str] = {}
     by_alias: dict[str, str] = {}
+    merged: list[str] = []
     for where, row in entity_rows:
         entity_id = row.key
+        if entity_id in entities and row.id is None and not entity_lines[entity_id].endswith("*"):
+            # Same name but for case or spacing, no id given: one entity, not a duplicate.
+            first = entities[entity_id]
+            extra = tuple(a for a in row.aliases if a.strip() and a not in first.aliases)
+            entities[entity_id] = Entity(
+                id=first.id,
+                name=first.name,
+                name_key=first.name_key,
+                aliases=first.aliases + extra,
+                alias_keys=tuple(dict.fromkeys([*first.alias_keys, *map(name_key, extra)])),
+                type=first.type or row.type,
+                description=first.description or row.description,
+            )
+            for key in entities[entity_id].alias_keys:
+                by_alias.setdefault(key, entity_id)
+            merged.append(
+                f"{where}: entity {row.name!r} merged into {first.name!r} "
+                f"({entity_lines[entity_id]}): same name but for case or spacing"
+            )
+            continue
         if entity_id in entities:
             errors.add(
-                where, f"duplicate entity id {entity_id!r} (first at {entity_lines[entity_id]})"
+                where,
+                f"duplicate entity id {entity_id!r} "
+                f"(first at {entity_lines[entity_id].rstrip('*')})",
             )
             continue
         aliases = tuple(dict.fromkeys(a for a in row.aliases if a.strip()))
@@ -349,7 +450,8 @@ def read_bundle(path: str | Path) -> Bundle:
             description=row.description,
         )
         entities[entity_id] = entity
-        entity_lines[entity_id] = where
+        # "*" marks an explicit id: a second row with the same explicit id is a real duplicate.
+        entity_lines[entity_id] = where + ("*" if row.id is not None else "")
         by_key.setdefault(entity.name_key, entity_id)
         for key in entity.alias_keys:
             by_alias.setdefault(key, entity_id)
@@ -370,9 +472,13 @@ def read_bundle(path: str | Path) -> Bundle:
         return key
 
     chunks: list[ChunkRow] = []
-    embeddings: dict[str, np.ndarray] = {}
     chunk_entity_ids: dict[str, list[str]] = {}
     chunk_lines: dict[str, str] = {}
+    raw_vectors: list[list[float]] = []
+    # Python float lists cost ~12 KB per 384-d vector: convert every block to float32 as we go,
+    # so a million-chunk bundle needs 1.5 GB of vectors, not 12 GB of lists.
+    blocks: list[np.ndarray] = []
+    vector_chunks: list[int] = []  # index into ``chunks`` of each raw vector
     dims: tuple[int, str] | None = None
     for where, obj in _lines(root / "chunks.jsonl", errors):
         raw_embedding = obj.pop("embedding", None)
@@ -385,43 +491,63 @@ def read_bundle(path: str | Path) -> Bundle:
             errors.add(where, f"duplicate chunk id {chunk.id!r} (first at {chunk_lines[chunk.id]})")
             continue
         if chunk.document_id not in doc_lines:
-            errors.add(
+            errors.add_reference(
                 where,
                 f"unknown document id {chunk.document_id!r}; add it to documents.jsonl",
+                "documents.jsonl",
             )
             continue
         if raw_embedding is not None:
-            vector = _parse_embedding(raw_embedding)
-            if isinstance(vector, str):
-                errors.add(where, vector)
+            problem = _embedding_problem(raw_embedding)
+            if problem is not None:
+                errors.add(where, problem)
                 continue
             if dims is None:
-                dims = (int(vector.shape[0]), where)
-            elif vector.shape[0] != dims[0]:
+                dims = (len(raw_embedding), where)
+            elif len(raw_embedding) != dims[0]:
                 errors.add(
                     where,
-                    f"embedding has {vector.shape[0]} dimensions but {dims[1]} has {dims[0]}; "
+                    f"embedding has {len(raw_embedding)} dimensions but {dims[1]} has {dims[0]}; "
                     f"all precomputed embeddings must have the same length",
                 )
                 continue
-            embeddings[chunk.id] = vector
+            raw_vectors.append(raw_embedding)
+            vector_chunks.append(len(chunks))
+            if len(raw_vectors) == _VECTOR_BLOCK:
+                with np.errstate(over="ignore"):
+                    blocks.append(np.asarray(raw_vectors, dtype=np.float32))
+                raw_vectors = []
         chunk_lines[chunk.id] = where
         chunks.append(chunk)
         ids = [resolve(ref) for ref in chunk.entities if ref.strip()]
         chunk_entity_ids[chunk.id] = list(dict.fromkeys(ids))
+    if raw_vectors:
+        with np.errstate(over="ignore"):
+            blocks.append(np.asarray(raw_vectors, dtype=np.float32))
+    del raw_vectors
+    matrix, good = _embedding_matrix(
+        blocks, [chunk_lines[chunks[i].id] for i in vector_chunks], errors
+    )
+    embeddings: dict[str, np.ndarray] = {
+        chunks[i].id: matrix[row] for row, i in enumerate(vector_chunks) if good[row]
+    }
 
     relations: list[Relation] = []
     seen_relations: set[tuple[str, str, str, str, str | None]] = set()
     for where, rel_row in _validated(root / "relations.jsonl", RelationRow, errors):
         assert isinstance(rel_row, RelationRow)
         if rel_row.chunk_id is not None and rel_row.chunk_id not in chunk_lines:
-            errors.add(where, f"unknown chunk id {rel_row.chunk_id!r}; add it to chunks.jsonl")
+            errors.add_reference(
+                where,
+                f"unknown chunk id {rel_row.chunk_id!r}; add it to chunks.jsonl",
+                "chunks.jsonl",
+            )
             continue
         predicate = " ".join(rel_row.type.split())
         relation = Relation(
             head_id=resolve(rel_row.head),
             tail_id=resolve(rel_row.tail),
-            type=relation_type_name(predicate),
+            type=safe_relation_type(predicate),
             predicate=predicate,
             chunk_id=rel_row.chunk_id,
         )
@@ -443,7 +569,11 @@ def read_bundle(path: str | Path) -> Bundle:
             c for c in [*q_row.gold_chunk_ids, *q_row.all_gold_chunk_ids] if c not in chunk_lines
         ]
         if unknown:
-            errors.add(where, f"gold chunk id(s) {sorted(set(unknown))} not in chunks.jsonl")
+            errors.add_reference(
+                where,
+                f"gold chunk id(s) {sorted(set(unknown))} not in chunks.jsonl",
+                "chunks.jsonl",
+            )
             continue
         question_lines[q_row.id] = where
         questions.append(q_row)
@@ -465,6 +595,13 @@ def read_bundle(path: str | Path) -> Bundle:
         chunk_entity_ids=chunk_entity_ids,
         relations=relations,
         questions=questions,
+        warnings=[
+            f"merged {len(merged)} entity row(s) whose names differ only by case or "
+            f"spacing (no id given): {merged[0]}" + (" ..." if len(merged) > 1 else "")
+        ]
+        if merged
+        else [],
+        merged_entities=merged,
     )
 
 

@@ -9,15 +9,21 @@ Order of work, and why:
    after a crash a rerun reuses what is already in the database (same id and text, embedding
    present) or in the on-disk embedding cache, and embeds only the rest.
 
-Every write is a ``MERGE`` on the bundle's ids followed by ``SET`` of the same values, so a second
-run creates nothing and changes no property value.
+Chunks the database does not hold yet (one index seek per batch tells) are written with
+``CREATE``; chunks it holds, and every other row, with ``MERGE`` on the bundle's ids followed by
+``SET`` of the same values, so a second run creates nothing and changes no property value, and a
+run resumed after a crash CREATEs exactly what is missing. Embeddings travel as packed VECTOR
+parameters where the server speaks Bolt 6 (see ``_embedding_params``); the queries live in
+``cypher/load_*.cypher``.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -25,19 +31,28 @@ from typing import Any, TypeVar
 
 import numpy as np
 from neo4j import Driver, NotificationMinimumSeverity, Record, Session
+from neo4j.exceptions import (
+    DriverError,
+    IncompleteCommit,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
+from neo4j.vector import Vector
 from tqdm import tqdm
 
-from guidedrag_graph.config import Settings
+from guidedrag_graph.config import Settings, redact_uri
 from guidedrag_graph.db import ServerInfo, server_info
 from guidedrag_graph.embeddings import Embedder, embedder_for, vector_index_dimensions
-from guidedrag_graph.errors import EmbeddingError
-from guidedrag_graph.kb.bundle import Bundle, ChunkRow, read_bundle
+from guidedrag_graph.errors import ConfigurationError, DatabaseUnavailableError, EmbeddingError
+from guidedrag_graph.kb.bundle import RESERVED_PREFIX, Bundle, ChunkRow, read_bundle
 from guidedrag_graph.migrate import migrate as apply_migrations
+from guidedrag_graph.query_templates import render
 from guidedrag_graph.schema import SchemaMapping
 
 T = TypeVar("T")
 
-DEFAULT_BATCH_SIZE = 200
+DEFAULT_BATCH_SIZE = 500
 
 
 @dataclass
@@ -50,6 +65,10 @@ class LoadReport:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     chunks_precomputed: int = 0
+    chunks_created: int = 0
+    chunks_merged: int = 0
+    entities_merged: int = 0
+    vectors_as_bytes: bool = False
     nodes_created: int = 0
     relationships_created: int = 0
     properties_set: int = 0
@@ -70,6 +89,10 @@ class LoadReport:
             "chunks_embedded": self.chunks_embedded,
             "chunks_reused": self.chunks_reused,
             "chunks_precomputed": self.chunks_precomputed,
+            "chunks_created": self.chunks_created,
+            "chunks_merged": self.chunks_merged,
+            "entities_merged": self.entities_merged,
+            "vectors_as_bytes": self.vectors_as_bytes,
             "nodes_created": self.nodes_created,
             "relationships_created": self.relationships_created,
             "properties_set": self.properties_set,
@@ -85,95 +108,86 @@ def _batches(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
         yield items[start : start + size]
 
 
+# Map keys of node and relationship patterns in the loader's templates, by what they key.
+# ``query_templates.render`` maps labels, patterns and ``var.property``; MERGE needs keys inside
+# ``{...}``, which this table maps (unknown keys, such as ``document_id``, keep their name).
+_KEY_FIELDS: dict[str, dict[str, str]] = {
+    "chunk": {"id": "chunk_id"},
+    "document": {"id": "document_id"},
+    "entity": {"id": "entity_id"},
+    "relation": {
+        "type": "relation_type_property",
+        "predicate": "relation_text_property",
+        "source_chunk": "relation_chunk_property",
+    },
+}
+_PATTERN_MAP = re.compile(r"([(\[]\w*:)(`(?:[^`]|``)+`|\$\(row\.type\)) \{([^{}]*)\}")
+_MAP_KEY = re.compile(r"(^|,\s*)(\w+):")
+
+
+def _map_keys(text: str, schema: SchemaMapping) -> str:
+    """Escape and map the keys of ``(v:`Label` {key: ...})`` / ``[r:`TYPE` {key: ...}]`` maps."""
+    kinds = {
+        schema.q(schema.chunk_label): "chunk",
+        schema.q(schema.document_label): "document",
+        schema.q(schema.entity_label): "entity",
+    }
+
+    def one_map(m: re.Match[str]) -> str:
+        opener, label, body = m.group(1), m.group(2), m.group(3)
+        kind = "relation" if opener.startswith("[") else kinds.get(label)
+        table = _KEY_FIELDS.get(kind or "", {})
+
+        def key(k: re.Match[str]) -> str:
+            name = k.group(2)
+            mapped = getattr(schema, table[name]) if name in table else name
+            return f"{k.group(1)}{schema.q(mapped)}:"
+
+        return f"{opener}{label} {{{_MAP_KEY.sub(key, body)}}}"
+
+    return _PATTERN_MAP.sub(one_map, text)
+
+
+def loader_query(name: str, schema: SchemaMapping, prefix: str = "") -> str:
+    """A ``cypher/load_*.cypher`` template for ``schema``: names mapped and escaped once."""
+    return prefix + _map_keys(render(name, schema), schema)
+
+
 class _Queries:
-    """The loader's Cypher, built once from the schema mapping (identifiers escaped)."""
+    """The loader's Cypher (``cypher/load_*.cypher``), rendered once for the schema mapping."""
 
     def __init__(self, schema: SchemaMapping, server: ServerInfo) -> None:
-        s = schema
-        q = s.q
-        doc, chunk, ent = q(s.document_label), q(s.chunk_label), q(s.entity_label)
-        self.documents = (
-            f"UNWIND $rows AS row MERGE (d:{doc} {{{q(s.document_id)}: row.id}}) "
-            f"SET d.{q(s.document_title)} = row.title, d.{q(s.document_source)} = row.source, "
-            f"d.{q(s.document_date)} = CASE WHEN row.date IS NULL THEN null "
-            f"ELSE date(row.date) END, d += row.metadata"
-        )
-        entity_props = (
-            f"e.{q(s.entity_name)} = row.name, e.{q(s.entity_key)} = row.name_key, "
-            f"e.{q(s.entity_aliases)} = row.aliases, e.{q(s.entity_alias_keys)} = row.alias_keys"
-        )
-        self.declared_entities = (
-            f"UNWIND $rows AS row MERGE (e:{ent} {{{q(s.entity_id)}: row.id}}) "
-            f"SET {entity_props}, e.{q(s.entity_type)} = row.type, "
-            f"e.{q(s.entity_description)} = row.description"
-        )
-        # Entities only named by a chunk or relation: never erase what a declaring bundle set.
-        self.referenced_entities = (
-            f"UNWIND $rows AS row MERGE (e:{ent} {{{q(s.entity_id)}: row.id}}) "
-            f"ON CREATE SET {entity_props}"
-        )
-        mention = s.mentions_pattern("c", "e")
-        self.chunks = (
-            f"UNWIND $rows AS row "
-            f"MATCH (d:{doc} {{{q(s.document_id)}: row.document_id}}) "
-            f"MERGE (c:{chunk} {{{q(s.chunk_id)}: row.id}}) "
-            f"SET c.{q(s.chunk_text)} = row.text, c.document_id = row.document_id, "
-            f"c.{q(s.chunk_position)} = row.position, c.{q(s.chunk_embedding)} = row.embedding, "
-            f"c += row.metadata "
-            f"MERGE {s.part_of_pattern('c', 'd')} "
-            f"WITH c, row UNWIND row.entity_ids AS entity_id "
-            f"MATCH (e:{ent} {{{q(s.entity_id)}: entity_id}}) "
-            f"MERGE {mention}"
-        )
-        self.existing_chunks = (
-            f"MATCH (c:{chunk}) WHERE c.{q(s.chunk_id)} IN $ids "
-            f"AND c.{q(s.chunk_embedding)} IS NOT NULL "
-            f"RETURN c.{q(s.chunk_id)} AS id, c.{q(s.chunk_text)} AS text, "
-            f"c.{q(s.chunk_embedding)} AS embedding"
-        )
-        self.next_chunk = (
-            (
-                f"UNWIND $rows AS row MATCH (a:{chunk} {{{q(s.chunk_id)}: row.a}}) "
-                f"MATCH (b:{chunk} {{{q(s.chunk_id)}: row.b}}) "
-                f"MERGE (a)-[:{q(s.next_chunk_type)}]->(b)"
+        if server.version_tuple < (5, 26, 0):
+            raise ConfigurationError(
+                f"Neo4j {server.version} is too old for the loader (dynamic relationship types "
+                f"need 5.26 or later): upgrade, e.g. `guidedrag neo4j start --version 5.26.30`"
             )
-            if s.next_chunk_type
+        p = server.cypher_prefix
+        self.documents = loader_query("load_documents", schema, p)
+        self.declared_entities = loader_query("load_entities_declared", schema, p)
+        self.referenced_entities = loader_query("load_entities_referenced", schema, p)
+        self.chunk_ids = loader_query("load_chunk_ids", schema, p)
+        self.chunk_embeddings = loader_query("load_chunk_embeddings", schema, p)
+        self.chunks_create = loader_query("load_chunks_create", schema, p)
+        self.chunks_merge = loader_query("load_chunks_merge", schema, p)
+        self.vector_probe = loader_query("load_vector_probe", schema, p)
+        self.next_chunk = (
+            loader_query("load_next_chunk", schema, p).replace(
+                "[:NEXT_CHUNK]", f"[:{schema.q(schema.next_chunk_type)}]"
+            )
+            if schema.next_chunk_type
             else None
         )
-        ends = (
-            f"UNWIND $rows AS row MATCH (h:{ent} {{{q(s.entity_id)}: row.head}}) "
-            f"MATCH (t:{ent} {{{q(s.entity_id)}: row.tail}}) "
+        mode = "_property" if schema.relation_mode == "property" else ""
+        self.relations_with_chunk = loader_query(f"load_relations{mode}", schema, p)
+        self.relations_without_chunk = loader_query(f"load_relations{mode}_no_chunk", schema, p)
+        self.relations_create = loader_query(f"load_relations{mode}_create", schema, p)
+        self.relations_present = loader_query("load_relations_present", schema, p)
+        # Types a predicate may not take under this mapping (the bundle already reserved the
+        # presets' structural types; a custom mapping may add its own).
+        self.reserved_types = schema.structural_relationship_types | (
+            {schema.generic_relation_type} if schema.relation_mode == "property" else set()
         )
-        text, src = q(s.relation_text_property), q(s.relation_chunk_property)
-        self.relation_mode = s.relation_mode
-        # Dynamic relationship types in MERGE ($(expr)) exist from 5.26; older servers get one
-        # query per type (the type name is built by relation_type_name: [A-Z0-9_] only).
-        self.dynamic_types = server.version_tuple >= (5, 26, 0)
-        if s.relation_mode == "property":
-            generic = q(s.generic_relation_type)
-            tprop = q(s.relation_type_property)
-            self.relations_with_chunk = (
-                f"{ends}MERGE (h)-[r:{generic} {{{tprop}: row.type, {text}: row.predicate, "
-                f"{src}: row.chunk_id}}]->(t)"
-            )
-            self.relations_without_chunk = (
-                f"{ends}MERGE (h)-[r:{generic} {{{tprop}: row.type, {text}: row.predicate}}]->(t)"
-            )
-        else:
-            rel_type = "$(row.type)" if self.dynamic_types else "{type}"
-            self.relations_with_chunk = (
-                f"{ends}MERGE (h)-[r:{rel_type} "
-                f"{{{text}: row.predicate, {src}: row.chunk_id}}]->(t)"
-            )
-            self.relations_without_chunk = (
-                f"{ends}MERGE (h)-[r:{rel_type} {{{text}: row.predicate}}]->(t)"
-            )
-        self.prefix = server.cypher_prefix
-
-    def relation_query(self, template: str, rel_type: str | None) -> str:
-        if rel_type is None:
-            return self.prefix + template
-        return self.prefix + template.replace("{type}", SchemaMapping().q(rel_type))
 
 
 class _Writer:
@@ -204,6 +218,14 @@ class _Writer:
         self.report.nodes_created += counters.nodes_created
         self.report.relationships_created += counters.relationships_created
         self.report.properties_set += counters.properties_set
+
+    def takes_vectors(self, probe: str) -> bool:
+        """True when the server accepts a VECTOR parameter (Bolt 6): embeddings go as bytes."""
+        try:
+            records = self.read(probe, {"v": Vector(np.array([0.6, 0.8], dtype=np.float32))})
+        except (Neo4jError, DriverError, TypeError, ValueError):
+            return False
+        return bool(records) and records[0]["dims"] == 2
 
 
 def _progress(total: int, desc: str, enabled: bool) -> tqdm[Any]:
@@ -251,7 +273,33 @@ def load_bundle(
     migrate: bool = True,
     progress: bool = False,
 ) -> LoadReport:
-    """Validate, then write a bundle; safe to rerun after a crash (finishes the job, no dups)."""
+    """Validate, then write a bundle; safe to rerun after a crash (finishes the job, no dups).
+
+    A connection lost mid-load (the server killed or restarted) is a ``DatabaseUnavailableError``
+    that says to rerun: every batch is one transaction, so what was written is whole, and the
+    rerun MERGEs over it and CREATEs the rest.
+    """
+    try:
+        return _load_bundle(driver, settings, schema, path, embedder, batch_size, migrate, progress)
+    except (ServiceUnavailable, SessionExpired, IncompleteCommit) as exc:
+        where = path.path if isinstance(path, Bundle) else path
+        raise DatabaseUnavailableError(
+            f"lost the connection to Neo4j at {redact_uri(settings.neo4j_uri)} while loading {where} "
+            f"({exc.__class__.__name__}); every batch is all-or-nothing, so once the server "
+            f"answers again, rerun the same command to resume"
+        ) from exc
+
+
+def _load_bundle(
+    driver: Driver,
+    settings: Settings,
+    schema: SchemaMapping,
+    path: str | Path | Bundle,
+    embedder: Embedder | None,
+    batch_size: int,
+    migrate: bool,
+    progress: bool,
+) -> LoadReport:
     schema.check_loadable()
     started = time.perf_counter()
     bundle = path if isinstance(path, Bundle) else read_bundle(path)
@@ -264,7 +312,9 @@ def load_bundle(
         schema_preset=schema.preset,
         counts=bundle.counts(),
         chunks_precomputed=len(bundle.embeddings),
+        entities_merged=len(bundle.merged_entities),
     )
+    report.warnings.extend(bundle.warnings)
     report.timings["read"] = time.perf_counter() - started
     check_dimensions(driver, settings, bundle, embedder if needs_embedding else None)
     model = bundle.manifest.embedding_model
@@ -283,13 +333,13 @@ def load_bundle(
     writer = _Writer(driver, database, report)
     size = max(1, batch_size)
 
-    def stage(name: str, rows: list[dict[str, Any]], query: str) -> None:
+    def stage(name: str, rows: list[dict[str, Any]], query: str, per_batch: int) -> None:
         t0 = time.perf_counter()
         with _progress(len(rows), name, progress) as bar:
-            for batch in _batches(rows, size):
+            for batch in _batches(rows, per_batch):
                 writer.write(query, list(batch))
                 bar.update(len(batch))
-        report.timings[name] = time.perf_counter() - t0
+        report.timings[name] = report.timings.get(name, 0.0) + time.perf_counter() - t0
 
     stage(
         "documents",
@@ -304,38 +354,31 @@ def load_bundle(
             for d in bundle.documents
         ],
         queries.documents,
+        size * 5,
     )
-    t0 = time.perf_counter()
     entity_rows = [
-        {
-            "id": e.id,
-            "name": e.name,
-            "name_key": e.name_key,
-            "aliases": list(e.aliases),
-            "alias_keys": list(e.alias_keys),
-            "type": e.type,
-            "description": e.description,
-        }
+        (
+            e.declared,
+            {
+                "id": e.id,
+                "name": e.name,
+                "name_key": e.name_key,
+                "aliases": list(e.aliases),
+                "alias_keys": list(e.alias_keys),
+                "type": e.type,
+                "description": e.description,
+            },
+        )
         for e in bundle.entities
     ]
-    with _progress(len(entity_rows), "entities", progress) as bar:
-        declared_rows = [r for r, e in zip(entity_rows, bundle.entities, strict=True) if e.declared]
-        referenced_rows = [
-            r for r, e in zip(entity_rows, bundle.entities, strict=True) if not e.declared
-        ]
-        for query, rows in (
-            (queries.declared_entities, declared_rows),
-            (queries.referenced_entities, referenced_rows),
-        ):
-            for batch in _batches(rows, size * 5):
-                writer.write(query, list(batch))
-                bar.update(len(batch))
-    report.timings["entities"] = time.perf_counter() - t0
+    stage("entities", [r for d, r in entity_rows if d], queries.declared_entities, size * 5)
+    stage("entities", [r for d, r in entity_rows if not d], queries.referenced_entities, size * 5)
 
-    _load_chunks(driver, settings, bundle, queries, writer, embedder, size, progress, report)
+    report.vectors_as_bytes = writer.takes_vectors(queries.vector_probe)
+    _load_chunks(bundle, queries, writer, embedder, size, progress, report)
 
     if queries.next_chunk is not None:
-        stage("next_chunk", _next_chunk_pairs(bundle.chunks), queries.next_chunk)
+        stage("next_chunk", _next_chunk_pairs(bundle.chunks), queries.next_chunk, size * 5)
 
     t0 = time.perf_counter()
     _load_relations(bundle, queries, writer, size * 5, progress)
@@ -358,8 +401,6 @@ def _next_chunk_pairs(chunks: Iterable[ChunkRow]) -> list[dict[str, Any]]:
 
 
 def _load_chunks(
-    driver: Driver,
-    settings: Settings,
     bundle: Bundle,
     queries: _Queries,
     writer: _Writer,
@@ -368,77 +409,129 @@ def _load_chunks(
     progress: bool,
     report: LoadReport,
 ) -> None:
+    """Per batch: which ids exist (one index seek), vectors, then CREATE new / MERGE known rows."""
     t0 = time.perf_counter()
     embed_seconds = 0.0
-    with _progress(len(bundle.chunks), "chunks", progress) as bar:
+    # Two stages in flight: the server writes batch n while Python prepares batch n + 1 (the
+    # driver waits on its socket without the GIL). One writer thread keeps the order of writes.
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="guidedrag-load")
+    pending: Future[None] | None = None
+
+    def write_batch(new_rows: list[dict[str, Any]], known_rows: list[dict[str, Any]]) -> None:
+        writer.write(queries.chunks_create, new_rows)
+        writer.write(queries.chunks_merge, known_rows)
+
+    with pool, _progress(len(bundle.chunks), "chunks", progress) as bar:
         for batch in _batches(bundle.chunks, size):
-            vectors: dict[str, np.ndarray | list[float]] = {
+            ids = [c.id for c in batch]
+            present = {
+                r["id"]: (r["text"], r["has_embedding"])
+                for r in writer.read(queries.chunk_ids, {"ids": ids})
+            }
+            vectors: dict[str, np.ndarray] = {
                 c.id: bundle.embeddings[c.id] for c in batch if c.id in bundle.embeddings
             }
             missing = [c for c in batch if c.id not in vectors]
             if missing:
                 # Resume: a chunk already in the database with the same text keeps its vector.
-                records = writer.read(queries.existing_chunks, {"ids": [c.id for c in missing]})
-                stored = {r["id"]: (r["text"], r["embedding"]) for r in records}
-                todo: list[ChunkRow] = []
-                for chunk in missing:
-                    previous = stored.get(chunk.id)
-                    if previous is not None and previous[0] == chunk.text and previous[1]:
-                        vectors[chunk.id] = list(previous[1])
-                        report.chunks_reused += 1
-                    else:
-                        todo.append(chunk)
+                reusable = [
+                    c.id for c in missing if present.get(c.id, ("", False)) == (c.text, True)
+                ]
+                if reusable:
+                    for r in writer.read(queries.chunk_embeddings, {"ids": reusable}):
+                        vectors[r["id"]] = np.asarray(r["embedding"], dtype=np.float32)
+                    report.chunks_reused += len(reusable)
+                todo = [c for c in missing if c.id not in vectors]
                 if todo:
                     assert embedder is not None
                     e0 = time.perf_counter()
                     fresh = embedder.embed_passages([c.text for c in todo])
                     embed_seconds += time.perf_counter() - e0
                     report.chunks_embedded += len(todo)
-                    vectors.update(zip((c.id for c in todo), fresh, strict=True))
-            rows = [
-                {
-                    "id": c.id,
-                    "document_id": c.document_id,
-                    "text": c.text,
-                    "position": c.position,
-                    "metadata": c.metadata,
-                    "embedding": _as_list(vectors[c.id]),
-                    "entity_ids": bundle.chunk_entity_ids.get(c.id, []),
-                }
-                for c in batch
-            ]
-            writer.write(queries.chunks, rows)
-            bar.update(len(batch))
+                    vectors.update(
+                        zip(
+                            (c.id for c in todo),
+                            np.asarray(fresh, dtype=np.float32),
+                            strict=True,
+                        )
+                    )
+            embeddings = _embedding_params(
+                np.stack([vectors[c.id] for c in batch]), report.vectors_as_bytes
+            )
+            new_rows: list[dict[str, Any]] = []
+            known_rows: list[dict[str, Any]] = []
+            for c, embedding in zip(batch, embeddings, strict=True):
+                (known_rows if c.id in present else new_rows).append(
+                    {
+                        "id": c.id,
+                        "document_id": c.document_id,
+                        "text": c.text,
+                        "position": c.position,
+                        "metadata": c.metadata,
+                        "embedding": embedding,
+                        "entity_ids": bundle.chunk_entity_ids.get(c.id, []),
+                    }
+                )
+            if pending is not None:
+                pending.result()
+                bar.update(size)
+            pending = pool.submit(write_batch, new_rows, known_rows)
+            report.chunks_created += len(new_rows)
+            report.chunks_merged += len(known_rows)
+        if pending is not None:
+            pending.result()
+        bar.n = len(bundle.chunks)
+        bar.refresh()
     report.timings["chunks"] = time.perf_counter() - t0
     report.timings["embedding"] = embed_seconds
 
 
-def _as_list(vector: np.ndarray | list[float]) -> list[float]:
-    if isinstance(vector, np.ndarray):
-        return [float(x) for x in vector.astype(np.float32)]
-    return [float(x) for x in vector]
+def _embedding_params(matrix: np.ndarray, as_vectors: bool) -> list[Any]:
+    """One batch's vectors as query parameters, converted for the whole batch at once.
+
+    Bolt 6 servers get a ``Vector`` per row: big-endian float32 bytes, packed by the driver as one
+    byte string (a list of 384 floats costs ~384 packstream calls in pure Python). Older servers
+    get lists of floats (the float32 values widened to float64, exactly what was stored before).
+    """
+    if as_vectors:
+        big_endian = np.ascontiguousarray(matrix, dtype=">f4")
+        return [Vector(row.tobytes(), "f32") for row in big_endian]
+    return list(matrix.astype(np.float64).tolist())
 
 
 def _load_relations(
     bundle: Bundle, queries: _Queries, writer: _Writer, size: int, progress: bool
 ) -> None:
-    groups: dict[tuple[str | None, bool], list[dict[str, Any]]] = defaultdict(list)
+    with_chunk: list[dict[str, Any]] = []
+    without_chunk: list[dict[str, Any]] = []
     for rel in bundle.relations:
+        rel_type = rel.type
+        if rel_type in queries.reserved_types:
+            rel_type = RESERVED_PREFIX + rel_type
         row = {
             "head": rel.head_id,
             "tail": rel.tail_id,
-            "type": rel.type,
+            "type": rel_type,
             "predicate": rel.predicate,
-            "chunk_id": rel.chunk_id,
         }
-        per_type = queries.relation_mode == "types" and not queries.dynamic_types
-        groups[(rel.type if per_type else None, rel.chunk_id is not None)].append(row)
+        if rel.chunk_id is not None:
+            row["chunk_id"] = rel.chunk_id
+            with_chunk.append(row)
+        else:
+            without_chunk.append(row)
+    # Nothing between entities yet: this bundle's relations (deduplicated by the reader) are all
+    # new, so CREATE them. A crash leaves some behind, and the rerun takes the MERGE path.
+    fresh = not writer.read(queries.relations_present, {})[0]["present"]
+    plan = (
+        [(queries.relations_create, with_chunk + without_chunk)]
+        if fresh
+        else [
+            (queries.relations_with_chunk, with_chunk),
+            (queries.relations_without_chunk, without_chunk),
+        ]
+    )
     with _progress(len(bundle.relations), "relations", progress) as bar:
-        for (rel_type, with_chunk), rows in groups.items():
-            template = (
-                queries.relations_with_chunk if with_chunk else queries.relations_without_chunk
-            )
-            query = queries.relation_query(template, rel_type)
+        for query, rows in plan:
             for batch in _batches(rows, size):
                 writer.write(query, list(batch))
                 bar.update(len(batch))

@@ -439,6 +439,51 @@ class LocalNeo4j:
                 f"setting the initial password failed: {output} (NEO4J_PASSWORD sets it)"
             )
 
+    def import_full(self, arguments: list[str], heap: str = "1g") -> str:
+        """``neo4j-admin database import full`` into this home's ``neo4j`` database (offline).
+
+        Runs ``org.neo4j.cli.AdminTool`` in-process with the server's JVM flags: the
+        ``Neo4jAdminCommand`` bootstrap forks a child JVM without ``--add-opens=java.nio`` and
+        the importer then fails ("java.nio.DirectByteBuffer is not available"). The server must
+        be stopped; ``--overwrite-destination`` replaces the database. Returns the tool's output.
+        """
+        if self.status().running:
+            raise Neo4jRuntimeError(
+                f"the server from {self.home} is running: stop it before an offline import"
+            )
+        java = find_java(self.line.java_major)
+        lib = install(self.version, self.cache_dir)
+        conf_dir = self._write_conf()
+        self._set_initial_password(java, lib, conf_dir)
+        env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(conf_dir)}
+        proc = subprocess.run(
+            [
+                str(java),
+                "-cp",
+                f"{conf_dir}/*:{lib}/*",
+                *_COMMON_JVM_FLAGS,
+                *self.line.extra_jvm_flags,
+                f"-Xmx{heap}",
+                f"-Dbasedir={self.home}",
+                "org.neo4j.cli.AdminTool",
+                "database",
+                "import",
+                "full",
+                *arguments,
+                "--overwrite-destination",
+                "neo4j",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        output = f"{proc.stdout}{proc.stderr}".strip()
+        if proc.returncode != 0:
+            tail = " | ".join(output.splitlines()[-6:])
+            raise Neo4jRuntimeError(f"neo4j-admin database import failed: {tail}")
+        return output
+
     def start(self, timeout_s: float = 180.0) -> float:
         """Start in the background and wait until Bolt answers; returns seconds taken."""
         began = time.monotonic()

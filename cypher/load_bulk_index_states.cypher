@@ -1,0 +1,4 @@
+// load_bulk_index_states — the state of every index after `load --bulk` applied the migrations
+// (the vector index populates over the imported chunks). Columns: name, state.
+SHOW INDEXES YIELD name, state
+RETURN name, state

@@ -1,0 +1,17 @@
+// load_chunks_create — chunks known to be absent (load_chunk_ids found none of these ids):
+// CREATE with their PART_OF and MENTIONS in one transaction, so a killed load leaves only
+// whole chunks. The embedding arrives as a VECTOR (Bolt 6: packed bytes, no per-float cost)
+// or as a list on older servers; toFloatList stores a LIST<FLOAT> either way.
+// Columns: none.
+:param rows => [{id: 'c-example', document_id: 'd-example', text: 'An example.', position: 0, metadata: {}, embedding: [0.6, 0.8], entity_ids: ['e-example']}];
+
+UNWIND $rows AS row
+MATCH (d:Document {id: row.document_id})
+CREATE (c:Chunk {id: row.id})
+SET c.text = row.text, c.position = row.position, c.embedding = toFloatList(row.embedding),
+    c += row.metadata, c += {document_id: row.document_id}
+CREATE (c)-[:PART_OF]->(d)
+WITH c, row
+UNWIND row.entity_ids AS entity_id
+MATCH (e:Entity {id: entity_id})
+CREATE (c)-[:MENTIONS]->(e)

@@ -1,0 +1,8 @@
+// load_relations_no_chunk — like load_relations, for relations without a source chunk
+// (MERGE cannot match a null property). Columns: none.
+:param rows => [{head: 'e-example', tail: 'e-example-2', type: 'RELATED_TO', predicate: 'related to'}];
+
+UNWIND $rows AS row
+MATCH (h:Entity {id: row.head})
+MATCH (t:Entity {id: row.tail})
+MERGE (h)-[r:$(row.type) {predicate: row.predicate}]->(t)
