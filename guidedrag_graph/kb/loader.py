@@ -285,8 +285,8 @@ def load_bundle(
         where = path.path if isinstance(path, Bundle) else path
         raise DatabaseUnavailableError(
             f"lost the connection to Neo4j at {redact_uri(settings.neo4j_uri)} while loading "
-            f"{where} ({exc.__class__.__name__}); every batch is all-or-nothing, so once the server "
-            f"answers again, rerun the same command to resume"
+            f"{where} ({exc.__class__.__name__}); every batch is all-or-nothing, so once the "
+            f"server answers again, rerun the same command to resume"
         ) from exc
 
 
