@@ -255,7 +255,7 @@ class GuidedRAG:
         expr: Expr | None = None
         compiled: CompiledSelectionLike
         if isinstance(selection, str):
-            expr = parse(selection)
+            expr = parse(selection, self.selector.limits)  # the settings' limits, not defaults
         elif isinstance(selection, Expr):
             expr = selection
         elif selection is None:

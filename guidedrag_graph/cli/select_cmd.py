@@ -11,6 +11,7 @@ from guidedrag_graph.cli.common import driver_for, echo_json, load_settings
 from guidedrag_graph.query_templates import render
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import Selector, parse
+from guidedrag_graph.selection.limits import Limits
 from guidedrag_graph.selection.selector import PreparedSelection
 
 
@@ -103,8 +104,8 @@ def select(expression: str, as_json: bool, max_ids: int) -> None:
 
     EXPRESSION is the selection DSL, e.g. "entity('Rome') & hop('Rome', ['FOUGHT_IN'])".
     """
-    expr = parse(expression)
     settings = load_settings()
+    expr = parse(expression, Limits.from_settings(settings))
     with driver_for(settings) as driver:
         selector = Selector(driver, settings)
         prep = selector.prepare(expr)
@@ -162,8 +163,8 @@ def cypher(expression: str, question: str | None, k: int | None) -> None:
     and validated relation types. The query returns chunk ids, document titles and text; with
     --question it ranks the selection by cosine to the question (scores, no vectors).
     """
-    expr = parse(expression)
     settings = load_settings()
+    expr = parse(expression, Limits.from_settings(settings))
     with driver_for(settings) as driver:
         selector = Selector(driver, settings)
         prep = selector.prepare(expr)

@@ -111,7 +111,11 @@ class GuidedRetriever(Retriever):
                 f"effective_search_ratio must be 1 or more, got {effective_search_ratio}"
             )
         sem = self._semantics(semantics, entities, relations)
-        expr: Expr | None = parse(selection) if selection is not None else default_selection(sem)
+        expr: Expr | None = (
+            parse(selection, self.rag.selector.limits)
+            if selection is not None
+            else default_selection(sem)
+        )
         matched: int | None = None
         if filters:
             ids = self.filtered_chunk_ids(filters)
