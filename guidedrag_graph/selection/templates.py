@@ -86,8 +86,12 @@ _LABELS = {
 }
 
 # Names may be written bare (selection fragments) or backticked (whole query templates).
-_MENTIONS = re.compile(r"\((\w+)(:`?Chunk`?)?\)-\[:`?MENTIONS`?\]->\((\w+)(:`?Entity`?)?\)")
-_PART_OF = re.compile(r"\((\w+)(:`?Chunk`?)?\)-\[:`?PART_OF`?\]->\((\w+)(:`?Document`?)?\)")
+_MENTIONS = re.compile(
+    r"\((\w+)(:`?Chunk`?)?\)-\[:`?MENTIONS`?\]->\((\w+)(:`?Entity`?)?\)"
+)
+_PART_OF = re.compile(
+    r"\((\w+)(:`?Chunk`?)?\)-\[:`?PART_OF`?\]->\((\w+)(:`?Document`?)?\)"
+)
 _LABEL = re.compile(r":`?(Chunk|Entity|Document|RELATED_TO)\b`?")
 _PROPERTY = re.compile(r"(?<![\w.$`])(c|d|e|e2|x|y|h|t|a|r)\.([A-Za-z_]\w*)")
 _EXAMPLE_TYPE = re.compile(r"\[(r?):IS_CURRENCY_OF\]")
