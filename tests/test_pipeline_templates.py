@@ -44,6 +44,10 @@ TEMPLATES = [
     "filter_chunks",
     "property_keys",
     "vector_index_filters",
+    # the rank plugin's (the test server has it, see conftest)
+    "retrieve_plugin",
+    "procedure_listed",
+    "rank_plugin_cache",
 ]
 RETRIEVE = ["retrieve_exact", "retrieve_index", "retrieve_search", "retrieve_search_in"]
 _COLUMNS = re.compile(r"^// Columns[^:]*:\s*([^(.\n]*)", re.M)
@@ -78,6 +82,12 @@ def test_template_runs_as_written(
         assert_no_raw_vectors(record, name)
     if name == "selection_size":
         assert records[0]["selection_size"] == 0  # the example ids are not in the tiny KB
+    if name == "procedure_listed":
+        assert records[0]["listed"] is True
+    if name == "retrieve_plugin":
+        params["sel_chunk_ids"] = ["ada-1", "ada-2"]
+        rows = tiny_kb.execute_query(executable(text), params).records
+        assert sorted(r["id"] for r in rows) == ["ada-1", "ada-2"]
     if name == "triplets":
         params["chunk_ids"] = ["ada-1"]
         rows = tiny_kb.execute_query(executable(text), params).records
