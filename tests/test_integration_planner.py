@@ -60,7 +60,7 @@ def test_planner_skips_search_in_on_an_index_without_the_filter_property(
     user_index_kb: tuple[Driver, dict[str, np.ndarray], np.ndarray], settings: Settings
 ) -> None:
     driver, vectors, query = user_index_kb
-    user = settings.model_copy(update={"vector_index_name": USER_INDEX})
+    user = settings.model_copy(update={"vector_index_name": USER_INDEX, "rank_plugin": "off"})
     ids = sorted(vectors)[: N_CHUNKS - 20]  # 600 chunks: above the exact maximum
     selection = ChunkIdSelection(tuple(ids), PRESETS["guidedrag"])
     if not server_info(driver).supports_search_in_filter:
@@ -120,7 +120,7 @@ def test_a_missing_index_is_named_in_the_note(
     driver, _vectors, _query = user_index_kb
     if not server_info(driver).supports_search_in_filter:
         pytest.skip("filtered SEARCH exists only on Neo4j 2026.06+; 5.26 never plans search_in")
-    retriever = Retriever(driver, settings.model_copy(update={"vector_index_name": "nope"}))
+    retriever = Retriever(driver, settings.model_copy(update={"vector_index_name": "nope", "rank_plugin": "off"}))
     assert retriever.plan(600, is_all=False) == "index"
     assert retriever.search_in_ready() is False
     assert "'nope' does not exist" in retriever._plan_notes[0]

@@ -57,7 +57,7 @@ _LAZY: dict[str, tuple[str, str, str]] = {
     "demo": (
         "guidedrag_graph.cli.ask_cmd",
         "demo",
-        "Base RAG next to GuidedRAG on sample questions (no LLM needed).",
+        "The default GuidedRAG next to base RAG on sample questions (no LLM needed).",
     ),
     "eval": (
         "guidedrag_graph.cli.eval_cmd",
