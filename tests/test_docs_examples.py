@@ -1,7 +1,8 @@
 """Every Python example in README.md and docs/*.md runs, against the real Neo4j and sample KB.
 
 Examples rot silently when the API moves; running them keeps the docs honest. Each ```python
-block is one test. Blocks of one file share a namespace, in order. A block may use ``driver`` and ``settings`` (the test server's), and
+block is one test; the blocks of one file share a namespace, in order. A block may use ``driver``
+and ``settings`` (the test server's), and
 ``Settings()`` reaches the same server through the environment. An LLM call goes to the local
 OpenAI-compatible test server. A block that cannot run here says so in the line above it with
 ``<!-- not run: reason -->`` and is not collected (it is neither passed nor skipped).

@@ -120,7 +120,8 @@ def test_a_missing_index_is_named_in_the_note(
     driver, _vectors, _query = user_index_kb
     if not server_info(driver).supports_search_in_filter:
         pytest.skip("filtered SEARCH exists only on Neo4j 2026.06+; 5.26 never plans search_in")
-    retriever = Retriever(driver, settings.model_copy(update={"vector_index_name": "nope", "rank_plugin": "off"}))
+    nope = settings.model_copy(update={"vector_index_name": "nope", "rank_plugin": "off"})
+    retriever = Retriever(driver, nope)
     assert retriever.plan(600, is_all=False) == "index"
     assert retriever.search_in_ready() is False
     assert "'nope' does not exist" in retriever._plan_notes[0]
