@@ -150,37 +150,35 @@ class SchemaMapping(BaseModel):
         return frozenset(types)
 
 
+_NEO4J_GRAPHRAG = SchemaMapping(
+    preset="neo4j-graphrag",
+    entity_label="__Entity__",
+    part_of_type="FROM_DOCUMENT",
+    mentions_type="FROM_CHUNK",
+    mentions_direction="in",
+    next_chunk_type="NEXT_CHUNK",
+    chunk_position="index",
+    document_source="path",
+)
+
 PRESETS: dict[str, SchemaMapping] = {
     "guidedrag": SchemaMapping(preset="guidedrag"),
     # neo4j-graphrag's lexical graph: (Chunk)-[:FROM_DOCUMENT]->(Document),
     # (Chunk)-[:NEXT_CHUNK]->(Chunk), (__Entity__)-[:FROM_CHUNK]->(Chunk).
-    "neo4j-graphrag": SchemaMapping(
-        preset="neo4j-graphrag",
-        entity_label="__Entity__",
-        part_of_type="FROM_DOCUMENT",
-        mentions_type="FROM_CHUNK",
-        mentions_direction="in",
-        next_chunk_type="NEXT_CHUNK",
-        chunk_position="index",
-        document_source="path",
-    ),
+    "neo4j-graphrag": _NEO4J_GRAPHRAG,
     # neo4j-graphrag's SimpleKGPipeline / Neo4jWriter as it writes (checked on 1.22): the same
     # lexical graph, but no id property anywhere (nodes are addressed by elementId), the
     # document's name in `path`, entity types as labels, relations as real types.
-    "neo4j-graphrag-builder": SchemaMapping(
-        preset="neo4j-graphrag-builder",
-        entity_label="__Entity__",
-        part_of_type="FROM_DOCUMENT",
-        mentions_type="FROM_CHUNK",
-        mentions_direction="in",
-        next_chunk_type="NEXT_CHUNK",
-        chunk_position="index",
-        document_id=ELEMENT_ID,
-        chunk_id=ELEMENT_ID,
-        entity_id=ELEMENT_ID,
-        document_title="path",
-        document_source="path",
-        document_date="createdAt",
+    "neo4j-graphrag-builder": SchemaMapping(  # validated like any mapping, not a bare copy
+        **{
+            **_NEO4J_GRAPHRAG.model_dump(),
+            "preset": "neo4j-graphrag-builder",
+            "document_id": ELEMENT_ID,
+            "chunk_id": ELEMENT_ID,
+            "entity_id": ELEMENT_ID,
+            "document_title": "path",
+            "document_date": "createdAt",
+        }
     ),
     # LangChain's Neo4jGraph.add_graph_documents(include_source=True, baseEntityLabel=True), the
     # layout of Neo4j's LLM Graph Builder: each source text is a (:Document {id, text, ...metadata})

@@ -90,8 +90,7 @@ def settings(neo4j_server: tuple[str, str, str]) -> Settings:
     )
 
 
-@pytest.fixture(scope="session")
-def driver(settings: Settings) -> Iterator[Driver]:
+def _driver_for(settings: Settings) -> Iterator[Driver]:
     drv = GraphDatabase.driver(
         settings.neo4j_uri,
         auth=(settings.neo4j_username, settings.neo4j_password.get_secret_value()),
@@ -100,6 +99,11 @@ def driver(settings: Settings) -> Iterator[Driver]:
         yield drv
     finally:
         drv.close()
+
+
+@pytest.fixture(scope="session")
+def driver(settings: Settings) -> Iterator[Driver]:
+    yield from _driver_for(settings)
 
 
 def wipe(driver: Driver) -> None:
@@ -231,11 +235,4 @@ def apoc_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings
 
 @pytest.fixture(scope="session")
 def apoc_driver(apoc_settings: Settings) -> Iterator[Driver]:
-    drv = GraphDatabase.driver(
-        apoc_settings.neo4j_uri,
-        auth=(apoc_settings.neo4j_username, apoc_settings.neo4j_password.get_secret_value()),
-    )
-    try:
-        yield drv
-    finally:
-        drv.close()
+    yield from _driver_for(apoc_settings)
