@@ -15,9 +15,9 @@ from typing import Any
 
 from neo4j import Driver
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.retrieval import RankedChunk
 from guidedrag_graph.schema import SchemaMapping, name_key, schema_from_settings
 from guidedrag_graph.semantics import Semantics
@@ -188,7 +188,7 @@ class Augmenter:
     def triplets(
         self, chunks: Sequence[RankedChunk], semantics: Semantics | None
     ) -> tuple[list[Triplet], str]:
-        query = render("triplets", self.schema)
+        query = templates.query("triplets", self.schema)
         params = {
             **self._params(chunks, semantics),
             "structural_types": sorted(self.schema.structural_relationship_types),
@@ -211,7 +211,7 @@ class Augmenter:
     def entity_notes(
         self, chunks: Sequence[RankedChunk], semantics: Semantics | None
     ) -> tuple[list[EntityNote], str]:
-        query = render("entity_descriptions", self.schema)
+        query = templates.query("entity_descriptions", self.schema)
         params = {**self._params(chunks, semantics), "limit": self.max_entities}
         rows = read_query(self.driver, query, params, database=self.settings.neo4j_database)
         notes = [

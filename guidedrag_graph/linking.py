@@ -35,9 +35,9 @@ from typing import Any
 
 from neo4j import Driver
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.schema import SchemaMapping, name_key, schema_from_settings
 
 # English function words and question words: spans made only of these are never entity names.
@@ -366,7 +366,7 @@ class EntityLinker:
         text = fulltext_query(question, spans)
         rows = read_query(
             self.driver,
-            render("link_entities", self.schema),
+            templates.query("link_entities", self.schema),
             {
                 "grams": grams,
                 "index_name": self.settings.entity_fulltext_index_name,

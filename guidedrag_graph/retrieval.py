@@ -40,10 +40,10 @@ from typing import Any, Literal, Protocol
 import numpy as np
 from neo4j import Driver
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import ServerInfo, procedure_available, read_query, server_info
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.schema import ELEMENT_ID, SchemaMapping, schema_for, schema_from_settings
 
 log = logging.getLogger(__name__)
@@ -113,8 +113,7 @@ class ChunkIdSelection:
 
     @property
     def cypher(self) -> str:
-        s = self.schema
-        return f"MATCH (c:{s.q(s.chunk_label)}) WHERE {s.chunk_ref('c')} IN $sel_chunk_ids"
+        return templates.fragment("selection_given", "ids", self.schema)
 
     @property
     def params(self) -> dict[str, Any]:
@@ -133,7 +132,7 @@ class AllChunks:
 
     @property
     def cypher(self) -> str:
-        return f"MATCH (c:{self.schema.q(self.schema.chunk_label)})"
+        return templates.fragment("select_all", "alone", self.schema)
 
     @property
     def params(self) -> dict[str, Any]:
@@ -310,7 +309,7 @@ class Retriever:
         Past its cache budget the plugin reads the store at Cypher's speed (~45 µs per chunk).
         """
         if self._plugin_max is None:
-            rows = self._read(render("rank_plugin_cache", self.schema), {})
+            rows = self._read(templates.query("rank_plugin_cache", self.schema), {})
             budget = int(rows[0]["budget"]) if rows else 0
             per_vector = 16 + 4 * self.settings.embedding_dimensions + 64  # see VectorCache.put
             self._plugin_max = min(MEASURED_PLUGIN_EXACT_MAX, budget // per_vector)
@@ -350,7 +349,9 @@ class Retriever:
         ready = _SEARCH_IN_READY.setdefault(self.driver, set())
         if key in ready:
             return True
-        rows = self._read(render("vector_index_filters", self.schema), {"index_name": key[1]})
+        rows = self._read(
+            templates.query("vector_index_filters", self.schema), {"index_name": key[1]}
+        )
         declared: set[str] = set()
         labels: list[str] = []
         for row in rows:
@@ -383,7 +384,7 @@ class Retriever:
         return read_query(self.driver, query, params, database=self.settings.neo4j_database)
 
     def selection_query(self, selection: CompiledSelectionLike) -> str:
-        return render("selection_size", self.schema, selection_cypher=selection.cypher)
+        return templates.query("selection_size", self.schema, selection=selection.cypher)
 
     def selection_size(self, selection: CompiledSelectionLike) -> int:
         rows = self._read(self.selection_query(selection), dict(selection.params))
@@ -391,13 +392,13 @@ class Retriever:
 
     def _index_query(self) -> tuple[str, dict[str, Any]]:
         if self.server.supports_search_clause:
-            query = render(
+            query = templates.query(
                 "retrieve_search",
                 self.schema,
-                replacements={"`chunk_embedding`": self.schema.q(self.settings.vector_index_name)},
+                names={"vector_index": self.settings.vector_index_name},
             )
             return query, {}
-        return render("retrieve_index", self.schema), {
+        return templates.query("retrieve_index", self.schema), {
             "index_name": self.settings.vector_index_name
         }
 
@@ -431,7 +432,7 @@ class Retriever:
             "with_embedding": with_embedding,
         }
         if path == "exact":
-            query = render("retrieve_exact", self.schema, selection_cypher=selection.cypher)
+            query = templates.query("retrieve_exact", self.schema, selection=selection.cypher)
             queries.append(query)
             return self._read(query, base), query, base
         if path == "plugin":
@@ -440,7 +441,7 @@ class Retriever:
                     f"path 'plugin' needs the {RANK_PROCEDURE} procedure on the server (see "
                     f"docs/plugin.md; rank_plugin={self.settings.rank_plugin!r}); use 'exact'"
                 )
-            query = render("retrieve_plugin", self.schema, selection_cypher=selection.cypher)
+            query = templates.query("retrieve_plugin", self.schema, selection=selection.cypher)
             queries.append(query)
             params = {**base, "embedding_property": self.schema.chunk_embedding}
             return self._read(query, params), query, params
@@ -458,11 +459,11 @@ class Retriever:
                     f"property: recreate it WITH [c.{self.schema.chunk_id}] (`guidedrag migrate`, "
                     f"or `guidedrag kb adopt` on your own graph) or use 'exact' or 'index'"
                 )
-            query = render(
+            query = templates.query(
                 "retrieve_search_in",
                 self.schema,
-                selection_cypher=selection.cypher,
-                replacements={"`chunk_embedding`": self.schema.q(self.settings.vector_index_name)},
+                selection=selection.cypher,
+                names={"vector_index": self.settings.vector_index_name},
             )
             queries.append(query)
             wide = {**base, "fetch_k": int(fetch_k) * _SEARCH_IN_OVERFETCH}
@@ -475,7 +476,9 @@ class Retriever:
             return rows, query, params
         # Post-filter: over-fetch from U, keep members, widen until fetch_k members are found.
         want = max(fetch_k * _POSTFILTER_FIRST, fetch_k)
-        members_query = render("selection_members", self.schema, selection_cypher=selection.cypher)
+        members_query = templates.query(
+            "selection_members", self.schema, selection=selection.cypher
+        )
         while True:
             rows, query, params = self._rank_u(vector, want, with_embedding)
             queries.append(query)
@@ -627,7 +630,9 @@ class Retriever:
             )
         u_rows, u_query, u_params = self._rank_u(vector, 2 * fetch, with_embedding)
         queries.append(u_query)
-        members_query = render("selection_members", self.schema, selection_cypher=selection.cypher)
+        members_query = templates.query(
+            "selection_members", self.schema, selection=selection.cypher
+        )
         u_ids = [str(r["id"]) for r in u_rows]
         members = {str(r["id"]) for r in selected_rows}
         if size != 0 and u_ids:
@@ -680,8 +685,7 @@ class Retriever:
         fetch = max(fetch_k or (settings.mmr_fetch_k if ranker == "mmr" else k), k)
         vector = [float(x) for x in np.asarray(query_vector, dtype=np.float64).ravel()]
         tiers = list(compiled.tiers)
-        variables = ", ".join(t.list_variable for t in tiers)
-        replacements = {"[s0, s1] AS tiers": f"[{variables}] AS tiers"}
+        lists = {"tiers": [t.list_variable for t in tiers]}
         params: dict[str, Any] = {
             **compiled.params,
             "query_vector": vector,
@@ -694,14 +698,15 @@ class Retriever:
             "limit": fetch if limit is None else limit,
             "with_embedding": with_embedding,
         }
+        names: dict[str, str] = {}
         if self.server.supports_search_clause:
             name = "retrieve_boost"
-            replacements["`chunk_embedding`"] = self.schema.q(settings.vector_index_name)
+            names["vector_index"] = settings.vector_index_name
         else:
             name = "retrieve_boost_index"
             params["index_name"] = settings.vector_index_name
-        query = render(
-            name, self.schema, selection_cypher=compiled.prelude, replacements=replacements
+        query = templates.query(
+            name, self.schema, selection=compiled.prelude, names=names, lists=lists
         )
         started = time.perf_counter()
         rows = self._read(query, params)

@@ -23,12 +23,12 @@ from typing import Any, Protocol
 
 from neo4j import Driver, RoutingControl
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError, GenerationError
 from guidedrag_graph.linking import EntityLinker
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.schema import SchemaMapping, name_key, schema_from_settings
 
 TAGGERS: tuple[str, ...] = ("embedding", "fulltext", "hybrid", "linker", "llm")
@@ -70,7 +70,7 @@ class FulltextTagger:
             return []
         rows = read_query(
             self.driver,
-            render("tag_fulltext", self.schema),
+            templates.query("tag_fulltext", self.schema),
             {
                 "index_name": self.settings.entity_fulltext_index_name,
                 "query_text": text,
@@ -127,7 +127,7 @@ class EmbeddingTagger:
     def nearest(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         rows = read_query(
             self.driver,
-            render("tag_embedding", self.schema),
+            templates.query("tag_embedding", self.schema),
             {
                 "index_name": self.settings.entity_vector_index_name,
                 "query_vector": [float(x) for x in vector],
@@ -196,7 +196,7 @@ class LLMTagger:
             return []
         rows = read_query(
             self.driver,
-            render("tag_resolve", self.schema),
+            templates.query("tag_resolve", self.schema),
             {"keys": [name_key(n) for n in names]},
             database=self.settings.neo4j_database,
         )
@@ -286,8 +286,8 @@ def embed_entity_names(
     """
     schema = schema or schema_from_settings(settings)
     embedder = embedder or embedder_for(settings)
-    read = render("entity_name_embeddings", schema)
-    write = render("entity_name_embeddings_write", schema)
+    read = templates.query("entity_name_embeddings", schema)
+    write = templates.query("entity_name_embeddings_write", schema)
     done = 0
     while True:
         rows = read_query(driver, read, {"limit": batch_size}, database=settings.neo4j_database)
