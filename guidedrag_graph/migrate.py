@@ -254,18 +254,7 @@ def migrate(
                 raise MigrationError(
                     f"{migration.path.name} failed on Neo4j {server.version}: {exc}"
                 ) from exc
-        driver.execute_query(
-            templates.query("migration_record_write"),
-            {
-                "version": migration.version,
-                "name": migration.name,
-                "checksum": migration.checksum,
-                "applied_at": datetime.now(UTC),
-                "preset": schema.preset,
-                "statements": statements,
-            },
-            database_=database,
-        )
+        _record(driver, database, migration, schema, statements)
         done.append(migration)
     driver.execute_query(
         templates.query("await_indexes"),
@@ -273,6 +262,24 @@ def migrate(
         database_=database,
     )
     return done
+
+
+def _record(
+    driver: Driver,
+    database: str,
+    migration: Migration,
+    schema: SchemaMapping,
+    statements: list[str],
+) -> None:
+    record = {
+        "version": migration.version,
+        "name": migration.name,
+        "checksum": migration.checksum,
+        "applied_at": datetime.now(UTC),
+        "preset": schema.preset,
+        "statements": statements,
+    }
+    driver.execute_query(templates.query("migration_record_write"), record, database_=database)
 
 
 def _recorded_statements(migration: Migration, record: dict[str, Any]) -> list[str] | None:

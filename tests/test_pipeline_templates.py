@@ -63,7 +63,7 @@ TEMPLATES = [
     "kb_stats_indexes",
 ]
 # Templates that write: run as written in a transaction that is rolled back.
-WRITES = ["migration_record_write"]
+WRITES = ["migration_record_write", "kb_wipe", "memory_graph_load"]
 RETRIEVE = ["retrieve_exact", "retrieve_index", "retrieve_search", "retrieve_search_in"]
 _COLUMNS = re.compile(r"^// Columns[^:]*:\s*([^(.\n]*)", re.M)
 NEEDS_SEARCH = {"retrieve_search", "retrieve_search_in"}

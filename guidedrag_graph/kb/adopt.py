@@ -147,10 +147,9 @@ def _adopt_vector_index(
         )
     server = server_info(driver, database)
     filtered = server.supports_search_in_filter and schema.chunk_id != ELEMENT_ID
-    config = vector_index_config(settings, server)
     template = "adopt_vector_index_filtered" if filtered else "adopt_vector_index"
-    names = {"vector_index": wanted}
-    create(templates.query(template, schema, names=names), wanted, {"vector_index_config": config})
+    ddl = templates.query(template, schema, names={"vector_index": wanted})
+    create(ddl, wanted, {"vector_index_config": vector_index_config(settings, server)})
     report.vector_index_name = wanted
     report.vector_index_filtered = filtered
     if not filtered:
