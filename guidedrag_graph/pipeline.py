@@ -307,7 +307,7 @@ class GuidedRAG:
         empty: EmptySelection | None = None
         if ranking.selection_size == 0 and steer == "hard" and expr is not None:
             started = time.perf_counter()
-            empty = self.selector.explain_empty(expr)
+            empty = self.selector.explain_empty(prepared)
             timings["explain_empty"] = time.perf_counter() - started
         return RetrievalResult(
             question=question,

@@ -1,10 +1,10 @@
 """The selection algebra as immutable expression nodes (paper §3.2, DESIGN §4).
 
-Every node denotes a set of chunks. Nodes are frozen dataclasses, so they hash, compare
-structurally and can be shared between threads; the operators ``|``, ``&``, ``-`` and ``^`` build
-new nodes with Python's own precedence (``-`` > ``&`` > ``^`` > ``|``). Three forms round-trip:
-the Python builders below, the text DSL (``to_text()`` / ``parse()``) and a JSON form
-(``to_json()`` / ``Expr.from_json()``).
+Every node denotes a set of chunks. Three forms round-trip: the Python builders below, the text
+DSL (``to_text()`` / ``parse()``) and a JSON form (``to_json()`` / ``Expr.from_json()``). This
+module gathers the nodes (``core.py``: ``Expr`` and the set operations; ``primitives.py``: the
+leaves, with ``entity_primitives.py`` and ``document_primitives.py``; ``boost.py``: weighted
+tiers) and registers every kind in ``NODE_TYPES``.
 
     >>> expr = entity("Rome") & hop("Rome", ["FOUGHT_IN"])
     >>> str(expr)
@@ -13,602 +13,104 @@ the Python builders below, the text DSL (``to_text()`` / ``parse()``) and a JSON
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Literal, TypeVar
-
-from guidedrag_graph.errors import SelectionError
-from guidedrag_graph.selection.limits import CEILING, Limits
-
-_T = TypeVar("_T")
-
-Direction = Literal["both", "out", "in"]
-DIRECTIONS: tuple[str, ...] = ("both", "out", "in")
-
-# Binding strength of each operator, as in Python: higher binds tighter.
-PRECEDENCE: dict[str, int] = {"|": 1, "^": 2, "&": 3, "-": 4}
-
-
-def quote(value: str) -> str:
-    """A DSL string literal for ``value`` that the parser reads back unchanged."""
-    out = value.replace("\\", "\\\\").replace("'", "\\'")
-    out = out.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
-    return "'" + out + "'"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Expr:
-    """A set of chunks. Subclasses are the primitives and the four set operations.
-
-    Equality, hashing, text, JSON and traversal are iterative (an explicit stack, never Python
-    recursion), so an expression as deep as the limits allow cannot raise ``RecursionError``;
-    the structural hash is computed once per node and cached.
-    """
-
-    op: ClassVar[str] = ""
-
-    # --- identity ------------------------------------------------------------------------------
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Expr):
-            return NotImplemented
-        return _equal(self, other)
-
-    def __hash__(self) -> int:
-        return _hash(self)
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.to_text()}>"
-
-    def fields_items(self) -> Iterator[tuple[str, Any]]:
-        """(name, value) of this node's own data: everything but child selections."""
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if not isinstance(value, Expr) and f.name != "tiers":
-                yield f.name, value
-
-    # --- operators -------------------------------------------------------------------------
-    def __or__(self, other: Expr) -> Expr:
-        return Union(self, _check(other))
-
-    def __and__(self, other: Expr) -> Expr:
-        return Intersect(self, _check(other))
-
-    def __sub__(self, other: Expr) -> Expr:
-        return Difference(self, _check(other))
-
-    def __xor__(self, other: Expr) -> Expr:
-        return SymDiff(self, _check(other))
-
-    # --- forms -------------------------------------------------------------------------------
-    def to_text(self) -> str:
-        """The canonical DSL text (``parse(e.to_text()) == e``)."""
-        return fold(self, lambda node, kids: node._text(kids))
-
-    def _text(self, kids: list[str]) -> str:
-        """This node's text given its children's texts (leaves have none)."""
-        raise NotImplementedError
-
-    def __str__(self) -> str:
-        return self.to_text()
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON-serialisable data: ``{"op": "entity", "name": "Rome"}``."""
-        return fold(self, lambda node, kids: node._json(kids))
-
-    def _json(self, kids: list[dict[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {"op": self.op}
-        for name, value in self.fields_items():
-            out[name] = list(value) if isinstance(value, tuple) else value
-        return out
-
-    @staticmethod
-    def from_json(data: dict[str, Any] | str, limits: Limits | None = None) -> Expr:
-        """Inverse of ``to_json``; also accepts the JSON text. Every node is validated against
-        its schema (``selection/json_form.py``); errors name the node's path and the field."""
-        from guidedrag_graph.selection.json_form import expr_from_json
-
-        return expr_from_json(data, limits or Limits())
-
-    # --- traversal ---------------------------------------------------------------------------
-    def children(self) -> tuple[Expr, ...]:
-        return ()
-
-    def walk(self) -> Iterator[Expr]:
-        """This node and every node below it, parents first, left to right."""
-        stack: list[Expr] = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children()))
-
-    def leaves(self) -> Iterator[Expr]:
-        for node in self.walk():
-            if not node.children():
-                yield node
-
-
-def fold(root: Expr, combine: Callable[[Expr, list[_T]], _T]) -> _T:
-    """``combine(node, [results of its children])`` bottom-up, with an explicit stack (no
-    recursion), memoised by node identity (a shared sub-expression is combined once)."""
-    done: dict[int, _T] = {}
-    stack: list[tuple[Expr, bool]] = [(root, False)]
-    while stack:
-        node, ready = stack.pop()
-        if id(node) in done:
-            continue
-        kids = node.children()
-        if ready or not kids:
-            done[id(node)] = combine(node, [done[id(k)] for k in kids])
-        else:
-            stack.append((node, True))
-            stack.extend((k, False) for k in reversed(kids) if id(k) not in done)
-    return done[id(root)]
-
-
-def _own(node: Expr) -> tuple[Any, ...]:
-    """What identifies a node apart from its children (names of tiers excluded)."""
-    if isinstance(node, Boost):
-        return (type(node), tuple(t.weight for t in node.tiers))
-    return (type(node), *(value for _, value in node.fields_items()))
-
-
-def _hash(root: Expr) -> int:
-    cached: int | None = root.__dict__.get("_hash")
-    if cached is not None:
-        return cached
-
-    def combine(node: Expr, kids: list[int]) -> int:
-        value: int | None = node.__dict__.get("_hash")
-        if value is None:
-            value = hash((_own(node), tuple(kids)))
-            object.__setattr__(node, "_hash", value)
-        return value
-
-    return fold(root, combine)
-
-
-def _equal(a: Expr, b: Expr) -> bool:
-    stack: list[tuple[Expr, Expr]] = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if x is y:
-            continue
-        if type(x) is not type(y) or _hash(x) != _hash(y) or _own(x) != _own(y):
-            return False
-        kx, ky = x.children(), y.children()
-        if len(kx) != len(ky):
-            return False
-        stack.extend(zip(kx, ky, strict=True))
-    return True
-
-
-def _check(other: object) -> Expr:
-    if not isinstance(other, Expr):
-        raise TypeError(f"selection operators combine selections, not {type(other).__name__}")
-    return other
-
-
-def _args(*parts: str) -> str:
-    return ", ".join(parts)
-
-
-def _str_list(values: Sequence[str]) -> str:
-    return "[" + ", ".join(quote(v) for v in values) + "]"
-
-
-# --- primitives ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class All(Expr):
-    """U: every chunk (base RAG)."""
-
-    op: ClassVar[str] = "all"
-
-    def _text(self, kids: list[str]) -> str:
-        return "all()"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Entity(Expr):
-    """Chunks that mention the entity (by name, alias or id; case-insensitive fallback)."""
-
-    name: str
-    op: ClassVar[str] = "entity"
-
-    def _text(self, kids: list[str]) -> str:
-        return f"entity({quote(self.name)})"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Entities(Expr):
-    """Chunks that mention any of the named entities: ``entity(['a', 'b'])``.
-
-    The same set as ``entity('a') | entity('b')``, but one term: every name resolves on its own
-    and all their ids go to ONE subquery as one list parameter, so a hundred names cost one
-    index seek per id, not a hundred subqueries for the planner (issue 10, D1).
-    """
-
-    names: tuple[str, ...]
-    op: ClassVar[str] = "entities"
-
-    def __post_init__(self) -> None:
-        if isinstance(self.names, str) or not isinstance(self.names, (tuple, list)):
-            raise SelectionError("entity([...]) takes a list of names")
-        object.__setattr__(self, "names", tuple(self.names))
-        if not self.names:
-            raise SelectionError("entity([...]) needs at least one name")
-        if not all(isinstance(n, str) for n in self.names):
-            raise SelectionError("entity([...]) takes names as strings")
-
-    def _text(self, kids: list[str]) -> str:
-        return f"entity({_str_list(self.names)})"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Hop(Expr):
-    """Chunks mentioning an entity 1..depth hops from ``name`` over the given relation types."""
-
-    name: str
-    types: tuple[str, ...]
-    depth: int = 1
-    direction: str = "both"
-    op: ClassVar[str] = "hop"
-
-    def __post_init__(self) -> None:
-        if isinstance(self.types, str):
-            object.__setattr__(self, "types", (self.types,))
-        else:
-            object.__setattr__(self, "types", tuple(self.types))
-        _check_depth(self.depth, "hop")
-        if self.direction not in DIRECTIONS:
-            raise SelectionError(
-                f"hop direction must be one of {', '.join(DIRECTIONS)}, not {self.direction!r}"
-            )
-
-    def _text(self, kids: list[str]) -> str:
-        parts = [quote(self.name), _str_list(self.types)]
-        if self.depth != 1:
-            parts.append(f"depth={self.depth}")
-        if self.direction != "both":
-            parts.append(f"direction={quote(self.direction)}")
-        return f"hop({_args(*parts)})"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class KHop(Expr):
-    """Chunks mentioning an entity 1..k hops from ``name`` over every relation type (A_hop)."""
-
-    name: str
-    k: int = 1
-    op: ClassVar[str] = "khop"
-
-    def __post_init__(self) -> None:
-        _check_depth(self.k, "khop")
-
-    def _text(self, kids: list[str]) -> str:
-        return f"khop({quote(self.name)}, {self.k})"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Near(Expr):
-    """Chunks reached over co-mention: entity -> its chunks -> their entities -> their chunks."""
-
-    name: str
-    depth: int = 1
-    op: ClassVar[str] = "near"
-
-    def __post_init__(self) -> None:
-        _check_depth(self.depth, "near")
-
-    def _text(self, kids: list[str]) -> str:
-        if self.depth == 1:
-            return f"near({quote(self.name)})"
-        return f"near({quote(self.name)}, {self.depth})"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Type(Expr):
-    """Chunks mentioning an entity whose type property equals ``name``."""
-
-    name: str
-    op: ClassVar[str] = "type"
-
-    def _text(self, kids: list[str]) -> str:
-        return f"type({quote(self.name)})"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Category(Expr):
-    """Like ``type`` but case-insensitive: the coarse categories of the paper's semantics."""
-
-    name: str
-    op: ClassVar[str] = "category"
-
-    def _text(self, kids: list[str]) -> str:
-        return f"category({quote(self.name)})"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Document(Expr):
-    """Chunks of the document with this id or, failing that, this exact title."""
-
-    name: str
-    op: ClassVar[str] = "document"
-
-    def _text(self, kids: list[str]) -> str:
-        return f"document({quote(self.name)})"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Source(Expr):
-    """Chunks of every document whose source equals ``name``."""
-
-    name: str
-    op: ClassVar[str] = "source"
-
-    def _text(self, kids: list[str]) -> str:
-        return f"source({quote(self.name)})"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Date(Expr):
-    """Chunks whose document date lies in [start, end]; ``None`` leaves a side open.
-
-    Bounds are ISO dates, ``YYYY-MM`` or years: a year ``2002`` as a start means 2002-01-01 and
-    as an end 2002-12-31, so ``date(2002, 2026)`` is the paper's "2002–2026 AD".
-    """
-
-    start: str | None = None
-    end: str | None = None
-    op: ClassVar[str] = "date"
-
-    def __post_init__(self) -> None:
-        for name in ("start", "end"):
-            value = getattr(self, name)
-            if isinstance(value, int) and not isinstance(value, bool):
-                object.__setattr__(self, name, str(value))
-            elif value is not None and not isinstance(value, str):
-                raise SelectionError(f"date bounds are strings, years or null, not {value!r}")
-        self.bounds()  # fail at construction, where the parser can point at it
-
-    def bounds(self) -> tuple[str, str]:
-        """Inclusive ISO bounds; open sides become 0001-01-01 and 9999-12-31 (index-friendly)."""
-        return (
-            _iso_bound(self.start, first=True) if self.start is not None else "0001-01-01",
-            _iso_bound(self.end, first=False) if self.end is not None else "9999-12-31",
-        )
-
-    def _text(self, kids: list[str]) -> str:
-        def bound(value: str | None) -> str:
-            return "null" if value is None else quote(value)
-
-        return f"date({bound(self.start)}, {bound(self.end)})"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Chunks(Expr):
-    """A manual selection of chunk ids."""
-
-    ids: tuple[str, ...]
-    op: ClassVar[str] = "chunks"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "ids", tuple(self.ids))
-
-    def _text(self, kids: list[str]) -> str:
-        return f"chunks({', '.join(quote(i) for i in self.ids)})"
-
-
-def _iso_bound(value: str, *, first: bool) -> str:
-    """``2002`` -> 2002-01-01 / 2002-12-31; ``2002-02`` -> 2002-02-01 / 2002-02-28; ISO as is."""
-    import calendar
-    import datetime as dt
-
-    text = value.strip()
-    try:
-        if re.fullmatch(r"-?\d{1,4}", text):
-            year = int(text)
-            return dt.date(year, 1, 1).isoformat() if first else dt.date(year, 12, 31).isoformat()
-        if re.fullmatch(r"\d{4}-\d{2}", text):
-            year, month = (int(p) for p in text.split("-"))
-            day = 1 if first else calendar.monthrange(year, month)[1]
-            return dt.date(year, month, day).isoformat()
-        return dt.date.fromisoformat(text).isoformat()
-    except ValueError:
-        raise SelectionError(
-            f"bad date bound {value!r}: write a year (2002), a month (2002-05) or a date "
-            f"(2002-05-17)"
-        ) from None
-
-
-def _check_depth(value: int, what: str) -> None:
-    """Structural check only; the configured bound (default 5) is ``limits.check_hop_depth``."""
-    if (
-        not isinstance(value, int)
-        or isinstance(value, bool)
-        or not 1 <= value <= CEILING.max_hop_depth
-    ):
-        raise SelectionError(
-            f"{what} depth must be an integer from 1 to {CEILING.max_hop_depth}, not {value!r}"
-        )
-
-
-# --- set operations --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class BinaryOp(Expr):
-    left: Expr
-    right: Expr
-    symbol: ClassVar[str] = ""
-
-    def __post_init__(self) -> None:
-        for side in (self.left, self.right):
-            if isinstance(side, Boost):
-                raise SelectionError(
-                    f"boost(...) must be the whole selection, not part of {self.symbol!r}"
-                )
-
-    def children(self) -> tuple[Expr, ...]:
-        return (self.left, self.right)
-
-    def _json(self, kids: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"op": self.op, "left": kids[0], "right": kids[1]}
-
-    def _text(self, kids: list[str]) -> str:
-        mine = PRECEDENCE[self.symbol]
-        left, right = kids
-        # Left-associative: a left child of equal strength needs no parentheses, a right one does.
-        if isinstance(self.left, BinaryOp) and PRECEDENCE[self.left.symbol] < mine:
-            left = f"({left})"
-        if isinstance(self.right, BinaryOp) and PRECEDENCE[self.right.symbol] <= mine:
-            right = f"({right})"
-        return f"{left} {self.symbol} {right}"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Union(BinaryOp):
-    op: ClassVar[str] = "union"
-    symbol: ClassVar[str] = "|"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Intersect(BinaryOp):
-    op: ClassVar[str] = "intersect"
-    symbol: ClassVar[str] = "&"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Difference(BinaryOp):
-    op: ClassVar[str] = "difference"
-    symbol: ClassVar[str] = "-"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class SymDiff(BinaryOp):
-    op: ClassVar[str] = "symdiff"
-    symbol: ClassVar[str] = "^"
-
-
-# --- weighted tiers (issue 11, /work/coord/BOOST.md) -----------------------------------------
-
-
-@dataclass(frozen=True)
-class Tier:
-    """One tier of a ``boost``: a selection, the weight its chunks get, and an optional label.
-
-    Not an ``Expr``: a tier only means something inside a ``Boost``. The name is a display label
-    (it defaults to the selection's DSL text) and takes no part in equality or hashing, so
-    ``parse(str(e)) == e`` holds although the DSL does not carry names.
-    """
-
-    expr: Expr
-    weight: float
-    name: str | None = field(default=None, compare=False)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.expr, Expr):
-            raise SelectionError(f"a boost tier needs a selection, not {type(self.expr).__name__}")
-        if isinstance(self.expr, Boost):
-            raise SelectionError("boost(...) cannot be a tier of another boost(...)")
-        weight = self.weight
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)):
-            raise SelectionError(f"a boost weight is a number, not {weight!r}")
-        if not math.isfinite(weight) or weight < 0:
-            raise SelectionError(f"a boost weight must be finite and >= 0, not {weight!r}")
-        object.__setattr__(self, "weight", float(weight))
-        if self.name is not None and not isinstance(self.name, str):
-            raise SelectionError(f"a boost tier name is a string, not {self.name!r}")
-
-    @property
-    def label(self) -> str:
-        """The name shown in results: the given name, else the selection's DSL text."""
-        return self.name if self.name is not None else self.expr.to_text()
-
-    def to_text(self) -> str:
-        return f"{self.expr.to_text()}: {self.weight!r}"
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"expr": self.expr.to_json(), "weight": self.weight}
-        if self.name is not None:
-            out["name"] = self.name
-        return out
-
-
-TierLike = Tier | tuple[Expr, float] | tuple[Expr, float, str | None]
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Boost(Expr):
-    """Weighted tiers: the set is U (every chunk); ranking adds to each chunk's score the largest
-    weight of the tiers whose selection holds it (0 if none). Only valid as a whole selection."""
-
-    tiers: tuple[Tier, ...]
-    op: ClassVar[str] = "boost"
-
-    def __post_init__(self) -> None:
-        tiers = self.tiers
-        if isinstance(tiers, (Tier, Expr)) or not isinstance(tiers, (tuple, list)):
-            raise SelectionError("boost(...) takes a sequence of tiers")
-        object.__setattr__(self, "tiers", tuple(_as_tier(t) for t in tiers))
-        if not self.tiers:
-            raise SelectionError("boost(...) needs at least one tier, e.g. boost(entity('x'): 0.2)")
-
-    def children(self) -> tuple[Expr, ...]:
-        return tuple(t.expr for t in self.tiers)
-
-    def _text(self, kids: list[str]) -> str:
-        pairs = zip(kids, self.tiers, strict=True)
-        return "boost(" + ", ".join(f"{k}: {t.weight!r}" for k, t in pairs) + ")"
-
-    def _json(self, kids: list[dict[str, Any]]) -> dict[str, Any]:
-        tiers: list[dict[str, Any]] = []
-        for k, t in zip(kids, self.tiers, strict=True):
-            named = {"name": t.name} if t.name is not None else {}
-            tiers.append({"expr": k, "weight": t.weight} | named)
-        return {"op": self.op, "tiers": tiers}
-
-    def ordered(self) -> list[tuple[int, Tier]]:
-        """(original position, tier) by weight descending, ties in written order: the first
-        tier of this order that holds a chunk is that chunk's best tier."""
-        return sorted(enumerate(self.tiers), key=lambda it: (-it[1].weight, it[0]))
-
-
-def _as_tier(value: object) -> Tier:
-    if isinstance(value, Tier):
-        return value
-    if isinstance(value, tuple) and len(value) in (2, 3):
-        return Tier(*value)
-    raise SelectionError(
-        f"a boost tier is Tier(expr, weight[, name]) or (expr, weight), not {value!r}"
-    )
-
-
-NODE_TYPES: dict[str, type[Expr]] = {
-    cls.op: cls
-    for cls in (
-        All,
-        Entity,
-        Entities,
-        Hop,
-        KHop,
-        Near,
-        Type,
-        Category,
-        Document,
-        Source,
-        Date,
-        Chunks,
-        Union,
-        Intersect,
-        Difference,
-        SymDiff,
-        Boost,
-    )
-}
+from collections.abc import Sequence
+
+from guidedrag_graph.selection.boost import Boost, Tier, TierLike, as_tier, boost
+from guidedrag_graph.selection.core import (
+    PRECEDENCE,
+    BinaryOp,
+    Difference,
+    Expr,
+    Intersect,
+    SymDiff,
+    Union,
+    fold,
+    quote,
+)
+from guidedrag_graph.selection.document_primitives import Date, Document, DocumentScoped, Source
+from guidedrag_graph.selection.entity_primitives import (
+    DIRECTIONS,
+    Category,
+    Direction,
+    Entities,
+    Entity,
+    EntityAnchored,
+    EntityProperty,
+    Hop,
+    KHop,
+    Near,
+    Type,
+)
+from guidedrag_graph.selection.primitives import All, Chunks, Leaf, Named
+
+__all__ = [
+    "DIRECTIONS",
+    "LEAF_TYPES",
+    "NODE_TYPES",
+    "PRECEDENCE",
+    "SET_TYPES",
+    "All",
+    "BinaryOp",
+    "Boost",
+    "Category",
+    "Chunks",
+    "Date",
+    "Difference",
+    "Direction",
+    "Document",
+    "DocumentScoped",
+    "Entities",
+    "Entity",
+    "EntityAnchored",
+    "EntityProperty",
+    "Expr",
+    "Hop",
+    "Intersect",
+    "KHop",
+    "Leaf",
+    "Named",
+    "Near",
+    "Source",
+    "SymDiff",
+    "Tier",
+    "TierLike",
+    "Type",
+    "Union",
+    "all_",
+    "as_tier",
+    "boost",
+    "category",
+    "chunks",
+    "date",
+    "document",
+    "entity",
+    "fold",
+    "hop",
+    "khop",
+    "near",
+    "quote",
+    "source",
+    "type_",
+]
+
+# Every primitive, in the order the DSL lists them (its "unknown selection" error names them so).
+LEAF_TYPES: tuple[type[Leaf], ...] = (
+    All,
+    Entity,
+    Entities,
+    Hop,
+    KHop,
+    Near,
+    Type,
+    Category,
+    Document,
+    Source,
+    Date,
+    Chunks,
+)
+SET_TYPES: tuple[type[BinaryOp], ...] = (Union, Intersect, Difference, SymDiff)
+_KINDS: tuple[type[Expr], ...] = (*LEAF_TYPES, *SET_TYPES, Boost)
+NODE_TYPES: dict[str, type[Expr]] = {cls.op: cls for cls in _KINDS}
 
 # --- builders (the Python form) --------------------------------------------------------------
 
@@ -660,15 +162,3 @@ def date(start: str | int | None = None, end: str | int | None = None) -> Expr:
 
 def chunks(*ids: str) -> Expr:
     return Chunks(tuple(ids))
-
-
-def boost(*tiers: TierLike | Mapping[Expr, float]) -> Boost:
-    """Weighted tiers: ``boost((entity("x"), 0.2), (near("x"), 0.05))``,
-    ``boost({entity("x"): 0.2, near("x"): 0.05})`` or ``boost(Tier(entity("x"), 0.2, "E"))``."""
-    out: list[Tier] = []
-    for item in tiers:
-        if isinstance(item, Mapping):
-            out.extend(Tier(expr, weight) for expr, weight in item.items())
-        else:
-            out.append(_as_tier(item))
-    return Boost(tuple(out))

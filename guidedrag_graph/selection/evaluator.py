@@ -168,6 +168,10 @@ class InMemoryGraph:
             {"rows": [{"c": c, "e": e} for c, e in sorted(self.mentions)]},
             database_=database,
         )
+        self._load_relations(driver, schema, database)
+
+    def _load_relations(self, driver: Driver, schema: SchemaMapping, database: str | None) -> None:
+        q = schema.q
         by_type: dict[str, list[dict[str, str]]] = {}
         for head, rtype, tail in sorted(self.relations):
             by_type.setdefault(rtype, []).append({"h": head, "t": tail, "type": rtype})
@@ -189,7 +193,14 @@ class InMemoryGraph:
 
 def evaluate(expr: A.Expr, graph: InMemoryGraph, *, hop_cap: int = 10_000) -> set[str]:
     """The set of chunk ids ``expr`` denotes in ``graph``."""
-    return _Evaluator(graph, hop_cap).eval(expr)
+    return Evaluator(graph, hop_cap).eval(expr)
+
+
+def hit_cap(expr: A.Expr, graph: InMemoryGraph, *, hop_cap: int = 10_000) -> bool:
+    """Whether the hop cap cut any hop of ``expr`` (what ``Selector.sizes`` flags at the root)."""
+    ev = Evaluator(graph, hop_cap)
+    ev.eval(expr)
+    return ev.truncated
 
 
 def evaluate_boost(
@@ -208,7 +219,7 @@ def evaluate_tiers(
 ) -> dict[str, tuple[float, str]]:
     """Chunk id -> (boost, best tier's name) for every chunk of at least one tier; the best tier
     is the heaviest holding the chunk, ties broken by written order."""
-    ev = _Evaluator(graph, hop_cap)
+    ev = Evaluator(graph, hop_cap)
     out: dict[str, tuple[float, str]] = {}
     for _, tier in expr.ordered():
         for chunk in ev.eval(tier.expr):
@@ -216,10 +227,23 @@ def evaluate_tiers(
     return out
 
 
-class _Evaluator:
+class Evaluator:
+    """One evaluation over ``graph``: each primitive applies its own rule (``Leaf.evaluate``),
+    each set operation combines its operands' sets; hops are capped, and ``truncated`` says
+    whether the cap cut any."""
+
     def __init__(self, graph: InMemoryGraph, hop_cap: int) -> None:
-        self.g = graph
+        self.graph = graph
         self.cap = hop_cap
+        self.truncated = False
+
+    def reached(
+        self, seeds: set[str], types: set[str] | None, depth: int, direction: str
+    ) -> set[str]:
+        """Entities 1..depth hops from the seeds (seeds excluded), frontier capped per hop."""
+        reached, truncated = self.graph.reached(seeds, types, depth, direction, self.cap)
+        self.truncated = self.truncated or truncated
+        return reached
 
     def eval(self, expr: A.Expr) -> set[str]:
         """Post-order with an explicit stack (no recursion), memoised by node identity."""
@@ -229,68 +253,11 @@ class _Evaluator:
             node, ready = stack.pop()
             if id(node) in done:
                 continue
-            if isinstance(node, A.BinaryOp):
-                if not ready:
-                    stack.append((node, True))
-                    stack.extend(((node.right, False), (node.left, False)))
-                    continue
-                left, right = done[id(node.left)], done[id(node.right)]
-                if isinstance(node, A.Union):
-                    done[id(node)] = left | right
-                elif isinstance(node, A.Intersect):
-                    done[id(node)] = left & right
-                elif isinstance(node, A.Difference):
-                    done[id(node)] = left - right
-                else:
-                    done[id(node)] = left ^ right
+            if not isinstance(node, A.BinaryOp):  # a primitive, or a boost (U)
+                done[id(node)] = node.evaluate(self)
+            elif ready:
+                done[id(node)] = node.combine(done[id(node.left)], done[id(node.right)])
             else:
-                done[id(node)] = self.leaf(node)
+                stack.append((node, True))
+                stack.extend(((node.right, False), (node.left, False)))
         return done[id(expr)]
-
-    def leaf(self, expr: A.Expr) -> set[str]:
-        g = self.g
-        if isinstance(expr, (A.All, A.Boost)):  # a boost denotes U; its tiers only rank
-            return set(g.chunks)
-        if isinstance(expr, A.Entity):
-            return g.chunks_of_entities(set(g.resolve_entity(expr.name)))
-        if isinstance(expr, A.Entities):
-            return g.chunks_of_entities({i for n in expr.names for i in g.resolve_entity(n)})
-        if isinstance(expr, A.Hop):
-            types, unknown = g.resolve_types(expr.types)
-            if unknown or not types:
-                return set()
-            seeds = set(g.resolve_entity(expr.name))
-            reached, _ = g.reached(seeds, set(types), expr.depth, expr.direction, self.cap)
-            return g.chunks_of_entities(reached)
-        if isinstance(expr, A.KHop):
-            seeds = set(g.resolve_entity(expr.name))
-            reached, _ = g.reached(seeds, None, expr.k, "both", self.cap)
-            return g.chunks_of_entities(reached)
-        if isinstance(expr, A.Near):
-            ents = set(g.resolve_entity(expr.name))
-            for _ in range(expr.depth):
-                grown = ents | {e for c, e in g.mentions if c in g.chunks_of_entities(ents)}
-                ents = grown
-            return g.chunks_of_entities(ents)
-        if isinstance(expr, A.Type):
-            return g.chunks_of_entities({e.id for e in g.entities.values() if e.type == expr.name})
-        if isinstance(expr, A.Category):
-            low = expr.name.lower()
-            return g.chunks_of_entities(
-                {e.id for e in g.entities.values() if e.type is not None and e.type.lower() == low}
-            )
-        if isinstance(expr, A.Document):
-            docs = {d.id for d in g.documents.values() if d.id == expr.name} or {
-                d.id for d in g.documents.values() if d.title == expr.name
-            }
-            return {c for c, d in g.chunks.items() if d in docs}
-        if isinstance(expr, A.Source):
-            docs = {d.id for d in g.documents.values() if d.source == expr.name}
-            return {c for c, d in g.chunks.items() if d in docs}
-        if isinstance(expr, A.Date):
-            lo, hi = (dt.date.fromisoformat(b) for b in expr.bounds())
-            docs = {d.id for d in g.documents.values() if d.date is not None and lo <= d.date <= hi}
-            return {c for c, d in g.chunks.items() if d in docs}
-        if isinstance(expr, A.Chunks):
-            return {c for c in expr.ids if c in g.chunks}
-        raise TypeError(f"no evaluation rule for {type(expr).__name__}")

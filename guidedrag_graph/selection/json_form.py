@@ -13,9 +13,9 @@ string``. The term and nesting limits are counted while walking, before anything
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from guidedrag_graph.errors import SelectionError
 from guidedrag_graph.selection import ast as A
@@ -28,69 +28,13 @@ from guidedrag_graph.selection.limits import (
     too_many_terms,
 )
 
-Name = str
-Direction = Literal["both", "out", "in"]
-
 
 class _Node(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
     op: str
 
 
-class AllJSON(_Node):
-    op: Literal["all"]
-
-
-class EntityJSON(_Node):
-    op: Literal["entity"]
-    name: Name
-
-
-class EntitiesJSON(_Node):
-    op: Literal["entities"]
-    names: list[Name] = Field(min_length=1)
-
-
-class HopJSON(_Node):
-    op: Literal["hop"]
-    name: Name
-    types: Name | list[Name]
-    depth: int = 1
-    direction: Direction = "both"
-
-
-class KHopJSON(_Node):
-    op: Literal["khop"]
-    name: Name
-    k: int = 1
-
-
-class NearJSON(_Node):
-    op: Literal["near"]
-    name: Name
-    depth: int = 1
-
-
-class NamedJSON(_Node):
-    """type, category, document, source: one name."""
-
-    op: Literal["type", "category", "document", "source"]
-    name: Name
-
-
-class DateJSON(_Node):
-    op: Literal["date"]
-    start: Name | int | None = None
-    end: Name | int | None = None
-
-
-class ChunksJSON(_Node):
-    op: Literal["chunks"]
-    ids: list[Name]
-
-
 class BinaryJSON(_Node):
-    op: Literal["union", "intersect", "difference", "symdiff"]
     left: dict[str, Any]
     right: dict[str, Any]
 
@@ -99,33 +43,23 @@ class TierJSON(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
     expr: dict[str, Any]
     weight: float
-    name: Name | None = None
+    name: str | None = None
 
 
 class BoostJSON(_Node):
-    op: Literal["boost"]
     tiers: list[TierJSON] = Field(min_length=1)
 
 
-SCHEMAS: dict[str, type[_Node]] = {
-    "all": AllJSON,
-    "entity": EntityJSON,
-    "entities": EntitiesJSON,
-    "hop": HopJSON,
-    "khop": KHopJSON,
-    "near": NearJSON,
-    "type": NamedJSON,
-    "category": NamedJSON,
-    "document": NamedJSON,
-    "source": NamedJSON,
-    "date": DateJSON,
-    "chunks": ChunksJSON,
-    "union": BinaryJSON,
-    "intersect": BinaryJSON,
-    "difference": BinaryJSON,
-    "symdiff": BinaryJSON,
-    "boost": BoostJSON,
-}
+def _schema(cls: type[A.Expr]) -> type[_Node]:
+    """A node kind's strict model: a primitive's from the arguments its class declares."""
+    if issubclass(cls, A.Leaf):
+        fields: dict[str, Any] = dict(cls.args)
+        return create_model(f"{cls.__name__}JSON", __base__=_Node, **fields)
+    return BoostJSON if issubclass(cls, A.Boost) else BinaryJSON
+
+
+# Looked up by op, so a model's own ``op`` needs only be a string.
+SCHEMAS: dict[str, type[_Node]] = {op: _schema(cls) for op, cls in A.NODE_TYPES.items()}
 
 
 def _where(path: str) -> str:
@@ -157,18 +91,11 @@ def _build(node: _Node, kids: list[A.Expr], limits: Limits) -> A.Expr:
         if isinstance(value, int):
             check_hop_depth(value, node.op, limits)
     if isinstance(node, BinaryJSON):
-        cls = A.NODE_TYPES[node.op]
-        return cls(kids[0], kids[1])  # type: ignore[call-arg]
+        return A.NODE_TYPES[node.op](kids[0], kids[1])  # type: ignore[call-arg]
     if isinstance(node, BoostJSON):
         return A.Boost(
             tuple(A.Tier(k, t.weight, t.name) for k, t in zip(kids, node.tiers, strict=True))
         )
-    if isinstance(node, HopJSON):
-        types = (node.types,) if isinstance(node.types, str) else tuple(node.types)
-        return A.Hop(node.name, types, node.depth, node.direction)
-    if isinstance(node, (EntitiesJSON, ChunksJSON)):
-        values = node.names if isinstance(node, EntitiesJSON) else node.ids
-        return A.NODE_TYPES[node.op](tuple(values))  # type: ignore[call-arg]
     args = {k: v for k, v in node.model_dump().items() if k != "op"}
     return A.NODE_TYPES[node.op](**args)
 

@@ -99,27 +99,17 @@ def too_deep(depth: int, limits: Limits) -> SelectionError:
 
 
 def check_leaf(node: A.Expr, limits: Limits) -> None:
-    """Strings, lists and depths of one leaf (or a boost's tier names)."""
-    from guidedrag_graph.selection import ast as A
-
-    what = node.op + "()"
-    if isinstance(node, A.Boost):
-        for tier in node.tiers:
-            if tier.name is not None:
-                check_text(tier.name, "a boost tier name", limits)
-        return
-    for key, value in node.fields_items():
+    """Strings, lists and hop depth of one node (a leaf's arguments, a boost's tier names)."""
+    for what, value in node.limited_values():
         if isinstance(value, str):
-            check_text(value, f"{what} {key}", limits)
+            check_text(value, what, limits)
         elif isinstance(value, tuple):
-            check_list(value, f"{what} {key}", limits)
+            check_list(value, what, limits)
             for item in value:
                 if isinstance(item, str):
-                    check_text(item, f"an item of {what} {key}", limits)
-    if isinstance(node, (A.Hop, A.Near)):
-        check_hop_depth(node.depth, node.op, limits)
-    elif isinstance(node, A.KHop):
-        check_hop_depth(node.k, "khop", limits)
+                    check_text(item, f"an item of {what}", limits)
+    if node.hops is not None:
+        check_hop_depth(node.hops, node.op, limits)
 
 
 def check(expr: A.Expr, limits: Limits) -> None:

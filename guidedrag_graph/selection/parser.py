@@ -13,8 +13,9 @@ Grammar (Python's precedence, all operators left-associative)::
     boost  := "boost" "(" tier ("," tier)* [","] ")"      (only as the whole selection)
     tier   := expr ":" NUMBER
 
-Strings take single or double quotes with backslash escapes (``\\'``, ``\\\\``, ``\\n``).
-Whitespace, including newlines, is free; ``#`` starts a comment to the end of the line.
+Tokens (strings, numbers, comments) are read by ``lexer.py``. The primitives and their
+arguments are not listed here: each primitive's class declares its DSL name and arguments
+(``Leaf.args``), and ``_SIGNATURES`` is built from the kinds ``ast.LEAF_TYPES`` registers.
 
 No Python recursion follows the input: parentheses and ``boost(`` push frames on an explicit
 stack (bounded by ``Limits.max_depth``), operators are reduced shunting-yard style, and tokens
@@ -31,169 +32,21 @@ from typing import Any
 from guidedrag_graph.errors import SelectionError, SelectionSyntaxError
 from guidedrag_graph.selection import ast as A
 from guidedrag_graph.selection import limits as L
+from guidedrag_graph.selection.lexer import Lexer, Token, tokenize
 
-_ESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
-_DIGITS = frozenset("0123456789")
-_PUNCT = frozenset("()[],=|&-^:")
-_BINARY: dict[str, type[A.BinaryOp]] = {
-    "|": A.Union,
-    "^": A.SymDiff,
-    "&": A.Intersect,
-    "-": A.Difference,
-}
+__all__ = ["Token", "parse", "tokenize"]
 
-
-@dataclass(frozen=True)
-class Token:
-    kind: str  # NAME, STRING, INT, FLOAT, PUNCT, END
-    value: Any
-    pos: int
-
-
-class _Lexer:
-    """Tokens on demand; every literal is bounded while it is read."""
-
-    def __init__(self, text: str, limits: L.Limits) -> None:
-        self.text = text
-        self.limits = limits
-        self.i = 0
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise SelectionSyntaxError(
-                f"invalid character {text[exc.start]!r} (a lone surrogate: undecodable input "
-                f"bytes?); pass UTF-8 text",
-                _printable(text),
-                exc.start,
-            ) from None
-
-    def error(self, message: str, pos: int) -> SelectionSyntaxError:
-        return SelectionSyntaxError(message, self.text, pos)
-
-    def next(self) -> Token:
-        text, n = self.text, len(self.text)
-        i = self.i
-        while i < n:
-            ch = text[i]
-            if ch.isspace():
-                i += 1
-            elif ch == "#":
-                end = text.find("\n", i)
-                i = n if end == -1 else end
-            else:
-                break
-        if i >= n:
-            self.i = n
-            return Token("END", None, n)
-        ch = text[i]
-        if ch in _PUNCT:
-            self.i = i + 1
-            return Token("PUNCT", ch, i)
-        if ch in "'\"":
-            return self.string(i, ch)
-        if ch in _DIGITS:
-            return self.number(i)
-        if ch.isalpha() or ch == "_":
-            start = i
-            while i < n and (text[i].isalnum() or text[i] == "_"):
-                i += 1
-            self.i = i
-            return Token("NAME", text[start:i], start)
-        raise self.error(f"unexpected character {ch!r}", i)
-
-    def string(self, start: int, quote: str) -> Token:
-        text, n, cap = self.text, len(self.text), self.limits.max_string
-        i = start + 1
-        buf: list[str] = []
-        while True:
-            if i >= n:
-                raise self.error("unterminated string", start)
-            c = text[i]
-            if c == "\\":
-                if i + 1 >= n:
-                    raise self.error("unterminated string", start)
-                nxt = text[i + 1]
-                buf.append(_ESCAPES.get(nxt, nxt))
-                i += 2
-            elif c == quote:
-                i += 1
-                break
-            else:
-                buf.append(c)
-                i += 1
-            if len(buf) > cap:
-                raise self.error(
-                    f"string longer than {cap:,} characters (GUIDEDRAG_MAX_STRING)", start
-                )
-        self.i = i
-        return Token("STRING", "".join(buf), start)
-
-    def number(self, start: int) -> Token:
-        text, n = self.text, len(self.text)
-        i = start
-        while i < n and text[i] in _DIGITS:
-            i += 1
-        is_float = False
-        if i + 1 < n and text[i] == "." and text[i + 1] in _DIGITS:
-            is_float = True
-            i += 1
-            while i < n and text[i] in _DIGITS:
-                i += 1
-        if i < n and text[i] in "eE":
-            j = i + 1
-            if j < n and text[j] in "+-":
-                j += 1
-            if j < n and text[j] in _DIGITS:
-                is_float = True
-                i = j
-                while i < n and text[i] in _DIGITS:
-                    i += 1
-        self.i = i
-        literal = text[start:i]
-        if is_float:
-            if len(literal) > L.MAX_FLOAT_CHARS:
-                raise self.error(f"number too long ({len(literal):,} characters)", start)
-            return Token("FLOAT", float(literal), start)
-        if len(literal) > L.MAX_INT_DIGITS:
-            raise self.error(
-                f"integer too large ({len(literal):,} digits); depths are 1 to "
-                f"{self.limits.max_hop_depth}",
-                start,
-            )
-        return Token("INT", int(literal), start)
-
-
-def _printable(text: str) -> str:
-    """``text`` with lone surrogates shown as escapes, so an error message can be printed."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def tokenize(text: str, limits: L.Limits | None = None) -> list[Token]:
-    """Every token of ``text`` (for tools and tests; the parser reads them lazily)."""
-    lexer = _Lexer(text, limits or L.Limits())
-    out = [lexer.next()]
-    while out[-1].kind != "END":
-        out.append(lexer.next())
-    return out
-
-
-# name -> (positional parameter names, variadic?)
+# DSL name -> (positional parameter names, variadic?), from what each primitive declares; boost's
+# tiers are read by the expression loop.
 _SIGNATURES: dict[str, tuple[tuple[str, ...], bool]] = {
-    "all": ((), False),
-    "entity": (("name",), False),
-    "hop": (("name", "types", "depth", "direction"), False),
-    "khop": (("name", "k"), False),
-    "near": (("name", "depth"), False),
-    "type": (("name",), False),
-    "category": (("name",), False),
-    "document": (("name",), False),
-    "source": (("name",), False),
-    "date": (("start", "end"), False),
-    "chunks": (("ids",), True),
-    "boost": ((), True),  # tiers, read by the expression loop
+    cls.op: (tuple(cls.args), cls.variadic) for cls in A.LEAF_TYPES if cls.in_dsl
+} | {"boost": ((), True)}
+_REQUIRED: dict[str, int] = {
+    cls.op: sum(1 for _, default in cls.args.values() if default is ...)
+    for cls in A.LEAF_TYPES
+    if cls.in_dsl and not cls.variadic
 }
-_REQUIRED: dict[str, int] = {"entity": 1, "hop": 2, "khop": 1, "near": 1, "type": 1}
-_REQUIRED.update({"category": 1, "document": 1, "source": 1})
+_BINARY: dict[str, type[A.BinaryOp]] = {cls.symbol: cls for cls in A.SET_TYPES}
 
 
 @dataclass
@@ -214,10 +67,10 @@ class _Parser:
         self.limits = limits
         # A first pass only lexes (nothing kept), so a lexical error anywhere is reported before
         # a syntax error it causes, as with an eager token list, in constant memory.
-        scan = _Lexer(text, limits)
+        scan = Lexer(text, limits)
         while scan.next().kind != "END":
             pass
-        self.lexer = _Lexer(text, limits)
+        self.lexer = Lexer(text, limits)
         self.tok = self.lexer.next()
         self._peek: Token | None = None
         self.terms = 0
@@ -266,63 +119,72 @@ class _Parser:
         frames = [_Frame("top", self.tok)]
         expect_operand = True
         while True:
+            if expect_operand:
+                expect_operand = self.operand(frames)
+                continue
             frame = frames[-1]
             tok = self.tok
-            if expect_operand:
-                if self.accept("("):
-                    self.push(frames, _Frame("paren", tok))
-                    continue
-                if tok.kind == "NAME" and tok.value == "boost" and self.peek_is("("):
-                    self.advance()
-                    self.advance()
-                    if self.is_punct(")"):
-                        raise self.error(
-                            "boost(...) needs at least one tier, e.g. boost(entity('x'): 0.2)",
-                            tok,
-                        )
-                    self.push(frames, _Frame("boost", tok, tier_start=self.tok))
-                    continue
-                frame.operands.append(self.atom())
-                expect_operand = False
-                continue
             if tok.kind == "PUNCT" and tok.value in A.PRECEDENCE:
                 self.reduce(frame, A.PRECEDENCE[tok.value])
                 frame.ops.append(tok)
                 self.advance()
                 expect_operand = True
-                continue
-            if frame.kind == "top":
+            elif frame.kind == "top":
                 if tok.kind != "END":
                     raise self.error(
                         f"expected an operator (|, ^, &, -) but found {self.describe(tok)}"
                     )
                 self.reduce(frame, 0)
                 return frame.operands[0]
-            if frame.kind == "paren":
+            elif frame.kind == "paren":
                 self.expect(")")
                 self.reduce(frame, 0)
                 frames.pop()
                 frames[-1].operands.append(frame.operands[0])
-                continue
-            # a boost frame: a tier's expression is complete, its weight follows
-            self.expect(":")
-            self.reduce(frame, 0)
-            self.tier(frame, frame.operands.pop())
+            else:  # a boost frame: a tier's expression is complete, its weight follows
+                expect_operand = self.close_tier(frames)
+
+    def operand(self, frames: list[_Frame]) -> bool:
+        """Read what starts an operand: ``(`` or ``boost(`` opens a frame (True: an operand is
+        still expected), anything else is an atom (False)."""
+        tok = self.tok
+        if self.accept("("):
+            self.push(frames, _Frame("paren", tok))
+            return True
+        if tok.kind == "NAME" and tok.value == "boost" and self.peek_is("("):
+            self.advance()
+            self.advance()
+            if self.is_punct(")"):
+                raise self.error(
+                    "boost(...) needs at least one tier, e.g. boost(entity('x'): 0.2)", tok
+                )
+            self.push(frames, _Frame("boost", tok, tier_start=self.tok))
+            return True
+        frames[-1].operands.append(self.atom())
+        return False
+
+    def close_tier(self, frames: list[_Frame]) -> bool:
+        """``: weight`` after a tier's expression, then ``,`` (True: another tier follows) or
+        ``)``, which builds the boost (False)."""
+        frame = frames[-1]
+        self.expect(":")
+        self.reduce(frame, 0)
+        self.tier(frame, frame.operands.pop())
+        closed = self.accept(")")
+        if not closed:
+            if not self.accept(","):
+                raise self.error(f"expected ',' or ')' but found {self.describe(self.tok)}")
             closed = self.accept(")")
-            if not closed:
-                if not self.accept(","):
-                    raise self.error(f"expected ',' or ')' but found {self.describe(self.tok)}")
-                closed = self.accept(")")
-            if closed:
-                frames.pop()
-                try:
-                    boost = A.Boost(tuple(frame.tiers))
-                except SelectionError as exc:
-                    raise self.error(str(exc), frame.opener) from exc
-                frames[-1].operands.append(boost)
-            else:
-                frame.tier_start = self.tok
-                expect_operand = True
+        if not closed:
+            frame.tier_start = self.tok
+            return True
+        frames.pop()
+        try:
+            boost = A.Boost(tuple(frame.tiers))
+        except SelectionError as exc:
+            raise self.error(str(exc), frame.opener) from exc
+        frames[-1].operands.append(boost)
+        return False
 
     def peek_is(self, punct: str) -> bool:
         nxt = self.peek()
@@ -377,37 +239,7 @@ class _Parser:
     # --- calls ------------------------------------------------------------------------------
     def call(self, name_tok: Token) -> A.Expr:
         name = str(name_tok.value)
-        params, variadic = _SIGNATURES[name]
-        positional: list[Any] = []
-        keywords: dict[str, Any] = {}
-        if not self.accept(")"):
-            while True:
-                arg_tok = self.tok
-                if arg_tok.kind == "NAME" and self.peek_is("="):
-                    if arg_tok.value not in params or variadic:
-                        raise self.error(
-                            f"{name}() has no parameter {self.describe(arg_tok)}", arg_tok
-                        )
-                    self.advance()
-                    self.advance()
-                    keywords[str(arg_tok.value)] = self.value()
-                else:
-                    if keywords:
-                        raise self.error("positional argument after a keyword argument")
-                    if not variadic and len(positional) >= len(params):
-                        raise self.error(f"{name}() takes at most {len(params)} arguments")
-                    if variadic and len(positional) >= self.limits.max_list:
-                        raise self.error(
-                            f"{name}() takes at most {self.limits.max_list:,} values "
-                            f"(GUIDEDRAG_MAX_LIST)"
-                        )
-                    positional.append(self.value())
-                if self.accept(")"):
-                    break
-                if not self.accept(","):
-                    raise self.error(f"expected ',' or ')' but found {self.describe(self.tok)}")
-                if self.accept(")"):
-                    break
+        positional, keywords = self.arguments(name)
         try:
             node = self.build(name, positional, keywords)
             L.check_leaf(node, self.limits)
@@ -418,6 +250,39 @@ class _Parser:
             raise self.error(str(exc), name_tok) from exc
         except (TypeError, ValueError) as exc:
             raise self.error(f"bad arguments to {name}(): {exc}", name_tok) from exc
+
+    def arguments(self, name: str) -> tuple[list[Any], dict[str, Any]]:
+        """The call's positional and keyword values, up to and including its ``)``."""
+        params, variadic = _SIGNATURES[name]
+        positional: list[Any] = []
+        keywords: dict[str, Any] = {}
+        if self.accept(")"):
+            return positional, keywords
+        while True:
+            arg_tok = self.tok
+            if arg_tok.kind == "NAME" and self.peek_is("="):
+                if arg_tok.value not in params or variadic:
+                    raise self.error(f"{name}() has no parameter {self.describe(arg_tok)}", arg_tok)
+                self.advance()
+                self.advance()
+                keywords[str(arg_tok.value)] = self.value()
+            else:
+                if keywords:
+                    raise self.error("positional argument after a keyword argument")
+                if not variadic and len(positional) >= len(params):
+                    raise self.error(f"{name}() takes at most {len(params)} arguments")
+                if variadic and len(positional) >= self.limits.max_list:
+                    raise self.error(
+                        f"{name}() takes at most {self.limits.max_list:,} values "
+                        f"(GUIDEDRAG_MAX_LIST)"
+                    )
+                positional.append(self.value())
+            if self.accept(")"):
+                return positional, keywords
+            if not self.accept(","):
+                raise self.error(f"expected ',' or ')' but found {self.describe(self.tok)}")
+            if self.accept(")"):
+                return positional, keywords
 
     def build(self, name: str, positional: list[Any], keywords: dict[str, Any]) -> A.Expr:
         params, variadic = _SIGNATURES[name]
