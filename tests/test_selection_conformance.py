@@ -8,7 +8,6 @@ the three schema variants. The property-based comparison of the two is
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import ClassVar
 
 import pytest
 from neo4j import Driver
@@ -78,12 +77,6 @@ class CypherBackend:
 
 
 class TestEvaluator(SelectionAlgebraConformance):
-    known_gaps: ClassVar[dict[str, str]] = {
-        "test_sizes_and_the_hop_cap_flag[near-capped]": (
-            "the reference does not cap near(); select_near cuts its grown set at the hop cap"
-        ),
-    }
-
     @pytest.fixture
     def backend(self) -> EvaluatorBackend:
         return EvaluatorBackend()

@@ -115,27 +115,6 @@ class CompiledPlan:
         return self.body + T.fragment("select_sizes", "item", schema, lists=lists)
 
 
-_LEAF_TEMPLATES: dict[type[A.Expr], str] = {
-    A.Entity: "select_entity",
-    A.Entities: "select_entity",
-    A.Hop: "select_hop",
-    A.KHop: "select_khop",
-    A.Near: "select_near",
-    A.Type: "select_type",
-    A.Category: "select_category",
-    A.Document: "select_document",
-    A.Source: "select_source",
-    A.Date: "select_date",
-    A.Chunks: "select_chunks",
-}
-_SET_TEMPLATES: dict[type[A.Expr], str] = {
-    A.Union: "set_union",
-    A.Intersect: "set_intersect",
-    A.Difference: "set_difference",
-    A.SymDiff: "set_symdiff",
-}
-
-
 def compile_plan(
     expr: A.Expr,
     resolved: Mapping[A.Expr, Resolved],
@@ -223,7 +202,7 @@ class _Builder:
             "s": f"s{i}",
             "t": f"t{i}",
         }
-        return T.fragment(_SET_TEMPLATES[type(expr)], "set", self.schema, variables=variables)
+        return T.fragment(expr.template, "set", self.schema, variables=variables)
 
     def entity_group(self, expr: A.Expr) -> tuple[A.Expr, ...] | None:
         """The names of a union made only of entity terms (a | b | entity([c, d]) ...), which
@@ -237,7 +216,7 @@ class _Builder:
             node = stack.pop()
             if isinstance(node, A.Union):
                 stack.extend((node.right, node.left))
-            elif isinstance(node, (A.Entity, A.Entities)):
+            elif isinstance(node, A.Leaf) and node.entity_list:
                 leaves.append(node)
             else:
                 return None
@@ -254,42 +233,28 @@ class _Builder:
         return Resolved(ids=found, empty=not found)
 
     def leaf(self, expr: A.Expr, i: int, res: Resolved | None = None) -> str:
+        """A leaf's ``select_*`` fragment: its template, values and slots are its own."""
+        assert isinstance(expr, A.Leaf)
         if res is None:
             res = self.resolved.get(expr, Resolved())
         variables = {"s": f"s{i}", "t": f"t{i}"}
         if res.empty:
             return T.fragment("select_none", "set", self.schema, variables=variables)
-        if isinstance(expr, A.All):
-            return T.fragment("select_all", "set", self.schema, variables=variables)
-        values: dict[str, Any] = {}
-        steps: int | None = None
-        relation: T.Relation | None = None
-        if isinstance(expr, (A.Hop, A.KHop, A.Near)):
-            steps = expr.k if isinstance(expr, A.KHop) else expr.depth
-            values["cap"] = self.cap
-        if isinstance(expr, (A.Entity, A.Entities, A.Hop, A.KHop, A.Near, A.Document)):
-            values["ids"] = list(res.ids)
-        if isinstance(expr, A.Hop):
-            values["types"] = list(res.types)
-            relation = T.Relation(tuple(res.types), expr.direction)
-        elif isinstance(expr, A.Type):
-            values["type"] = expr.name
-        elif isinstance(expr, A.Category):
-            values["category"] = expr.name.lower()  # once here, not per entity in Cypher
-        elif isinstance(expr, A.Source):
-            values["source"] = expr.name
-        elif isinstance(expr, A.Date):
-            values["from"], values["to"] = expr.bounds()
-        elif isinstance(expr, A.Chunks):
-            values["ids"] = list(expr.ids)
+        values = expr.params(res, self.cap)
         for key, value in values.items():
             self.params[f"sel_{i}_{key}"] = value
+        slots = expr.slots(res)
+        relation = (
+            T.Relation(tuple(slots["relation_types"]), slots["direction"])
+            if "relation_types" in slots
+            else None
+        )
         return T.fragment(
-            _LEAF_TEMPLATES[type(expr)],
+            expr.template,
             "set",
             self.schema,
             variables=variables,
             params={f"sel_{key}": f"sel_{i}_{key}" for key in values},
-            steps=steps,
+            steps=expr.hops,
             relation=relation,
         )
