@@ -20,7 +20,8 @@ from guidedrag_graph.evaluation.harness import (
 )
 from guidedrag_graph.evaluation.plots import matplotlib_available, write_plots
 from guidedrag_graph.evaluation.records import EvalRun
-from guidedrag_graph.evaluation.report import render_markdown, summarize
+from guidedrag_graph.evaluation.report import render_markdown
+from guidedrag_graph.evaluation.summary import summarize
 from guidedrag_graph.kb import Bundle, load_bundle, read_bundle
 
 
@@ -40,7 +41,7 @@ def write_outputs(run: EvalRun, out_dir: Path, *, plots: bool = True) -> list[Pa
     summary = summarize(run)
     run.write_json(out_dir / "results.json")
     (out_dir / "summary.json").write_text(
-        json.dumps(summary, indent=1, ensure_ascii=False, default=str) + "\n", "utf-8"
+        json.dumps(summary.to_dict(), indent=1, ensure_ascii=False, default=str) + "\n", "utf-8"
     )
     (out_dir / "report.md").write_text(render_markdown(run, summary), "utf-8")
     written = [out_dir / "results.json", out_dir / "summary.json", out_dir / "report.md"]
@@ -182,10 +183,10 @@ def eval_command(
     summary = summarize(run)
     click.echo(f"{'approach':<20} relevant@{k}  avg hit  median  recall")
     for name in options.approaches:
-        h = summary["hits"][name]
+        h = summary.hits[name]
         click.echo(
-            f"{name:<20} {100 * h['relevant']:>9.1f}%  {h['avg_hit']:>7.2f}  "
-            f"{h['median_hit']:>6.1f}  {100 * h['all_gold_recall']:>5.1f}%"
+            f"{name:<20} {100 * h.relevant:>9.1f}%  {h.avg_hit:>7.2f}  "
+            f"{h.median_hit:>6.1f}  {100 * h.all_gold_recall:>5.1f}%"
         )
     click.echo(f"wrote {len(written)} files to {out_dir} in {run.meta['wall_s']:.0f}s")
 
