@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass, field
 
 from guidedrag_graph.calibration import Calibration, calibrate
-from guidedrag_graph.evaluation.metrics import all_gold_recall_at_k, hit_position
 from guidedrag_graph.evaluation.records import Row
+from guidedrag_graph.evaluation.rows import retrieval_row
 from guidedrag_graph.kb import Question
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.planning import Approach, configuration_of
@@ -63,30 +63,23 @@ def auto_row(
     finally:
         rag.policy = saved
     latency = time.perf_counter() - start
-    ranked = [c.id for c in result.chunks]
     answerable = set_name == "answerable"
     tiers = list(result.tier_sizes)
-    gold = question.all_gold_chunk_ids or question.gold_chunk_ids
-    return Row(
-        set=set_name,
-        question_id=question.id,
+    return retrieval_row(
+        result,
+        latency,
+        set_name=set_name,
+        question=question,
         variant=variant,
+        k=k,
         approach=approach.name,
         configuration=str(configuration_of(question.semantics)),
         cell="auto " + (">".join(tiers) if tiers else "U"),
         selection=result.selection_text or "all()",
         steering="auto",
         entities=list(question.semantics.entities),
+        # Every chunk is ranked (the tiers only boost), unless the pipeline abstained.
         selection_size=0 if result.empty is not None else total_chunks,
-        empty=None if result.empty is None else f"{result.empty.kind}: {result.empty.term}",
-        ranked=ranked,
-        cosines=[round(float(c.cosine), 5) for c in result.chunks],
-        in_selection=[bool(c.in_selection) for c in result.chunks],
-        hit_position=hit_position(ranked, question.gold_chunk_ids, k) if answerable else None,
-        all_gold_recall=all_gold_recall_at_k(ranked, gold, k) if answerable else None,
-        latency_s=round(latency, 6),
-        timings={name: round(float(v), 6) for name, v in result.timings.items()},
         note="; ".join(result.notes) or None,
         gold_in_selection=bool(question.gold_chunk_ids) if answerable else None,
-        path=result.path,
     )
