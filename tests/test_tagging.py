@@ -8,7 +8,8 @@ from neo4j import Driver
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.errors import ConfigurationError, GenerationError
-from guidedrag_graph.tagging import embed_entity_names, parse_llm_tags, tagger_for
+from guidedrag_graph.kb.entity_names import embed_entity_names
+from guidedrag_graph.tagging import parse_llm_tags, tagger_for
 from tests.llm_server import llm_server
 from tests.test_pipeline import embedder, tiny_kb  # noqa: F401  (module fixtures reused)
 
