@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from guidedrag_graph.calibration import Calibration, calibrate
 from guidedrag_graph.evaluation.records import Row
-from guidedrag_graph.evaluation.rows import retrieval_row
+from guidedrag_graph.evaluation.rows import Formulation, retrieval_row
 from guidedrag_graph.kb import Question
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.planning import Approach, configuration_of
@@ -44,34 +44,29 @@ class AutoPolicies:
 
 def auto_row(
     rag: GuidedRAG,
+    asked: Formulation,
     *,
-    set_name: str,
-    question: Question,
-    text: str,
-    variant: int,
     approach: Approach,
     policy: SteeringPolicy,
     k: int,
     total_chunks: int,
 ) -> Row:
     """One retrieval as a user would run it (auto steering under ``policy``), as an eval row."""
+    question = asked.question
     saved = rag.policy
     rag.policy = policy
     start = time.perf_counter()
     try:
-        result = rag.retrieve(text, semantics=question.semantics, k=k, steering="auto")
+        result = rag.retrieve(asked.text, semantics=question.semantics, k=k, steering="auto")
     finally:
         rag.policy = saved
     latency = time.perf_counter() - start
-    answerable = set_name == "answerable"
     tiers = list(result.tier_sizes)
     return retrieval_row(
         result,
         latency,
-        set_name=set_name,
-        question=question,
-        variant=variant,
-        k=k,
+        asked,
+        k,
         approach=approach.name,
         configuration=str(configuration_of(question.semantics)),
         cell="auto " + (">".join(tiers) if tiers else "U"),
@@ -81,5 +76,5 @@ def auto_row(
         # Every chunk is ranked (the tiers only boost), unless the pipeline abstained.
         selection_size=0 if result.empty is not None else total_chunks,
         note="; ".join(result.notes) or None,
-        gold_in_selection=bool(question.gold_chunk_ids) if answerable else None,
+        gold_in_selection=bool(question.gold_chunk_ids) if asked.answerable else None,
     )

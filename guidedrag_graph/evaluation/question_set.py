@@ -19,7 +19,7 @@ from guidedrag_graph.evaluation.auto_rows import AutoPolicies, auto_row
 from guidedrag_graph.evaluation.kb_queries import corpus_size
 from guidedrag_graph.evaluation.options import EvalOptions
 from guidedrag_graph.evaluation.records import Row, Tagging
-from guidedrag_graph.evaluation.rows import SelectionSizer, planned_row
+from guidedrag_graph.evaluation.rows import Formulation, SelectionSizer, planned_row
 from guidedrag_graph.evaluation.taggings import tag_question_set
 from guidedrag_graph.kb import Question
 from guidedrag_graph.pipeline import GuidedRAG
@@ -79,11 +79,11 @@ def run_question_set(
         say=run.say,
     )
     warnings = _unanswerable_check(selector, set_name, questions)
-    jobs: list[tuple[Question, str, int]] = []
+    jobs: list[Formulation] = []
     for q in questions:
-        jobs.append((q, q.question, 0))
+        jobs.append(Formulation(set_name, q, q.question, 0))
         if opts.paraphrases and set_name == "answerable":
-            jobs += [(q, p, i) for i, p in enumerate(q.paraphrases, start=1)]
+            jobs += [Formulation(set_name, q, p, i) for i, p in enumerate(q.paraphrases, start=1)]
     if set_name == "answerable" and any(a.calibrated for a in approaches):
         run.policies.ensure_calibrated(rag, list(questions), opts.k)
     retrieve = _Retrieval(rag, SelectionSizer(selector), set_name, run, tagging.graphrag_tags)
@@ -159,7 +159,7 @@ class _Retrieval:
         self.rag, self.sizer, self.set_name, self.run = rag, sizer, set_name, run
         self.graphrag_tags = graphrag_tags
 
-    def all(self, jobs: Sequence[tuple[Question, str, int]], total_chunks: int) -> list[Row]:
+    def all(self, jobs: Sequence[Formulation], total_chunks: int) -> list[Row]:
         approaches = self.run.approaches
         rows: list[Row] = []
         self.run.say(
@@ -172,9 +172,9 @@ class _Retrieval:
             disable=not self.run.progress,
         )
         try:
-            for q, text, variant in jobs:
+            for asked in jobs:
                 for approach in approaches:
-                    row = self.one(q, text, variant, approach, total_chunks)
+                    row = self.one(asked, approach, total_chunks)
                     rows.append(row)
                     if self.run.on_row is not None:
                         self.run.on_row(row)
@@ -183,37 +183,20 @@ class _Retrieval:
             bar.close()
         return rows
 
-    def one(
-        self, q: Question, text: str, variant: int, approach: Approach, total_chunks: int
-    ) -> Row:
-        opts = self.run.opts
+    def one(self, asked: Formulation, approach: Approach, total_chunks: int) -> Row:
+        k, q = self.run.opts.k, asked.question
         if approach.steering == "auto":
+            policy = self.run.policies.policy(approach, q)
             return auto_row(
-                self.rag,
-                set_name=self.set_name,
-                question=q,
-                text=text,
-                variant=variant,
-                approach=approach,
-                policy=self.run.policies.policy(approach, q),
-                k=opts.k,
-                total_chunks=total_chunks,
+                self.rag, asked, approach=approach, policy=policy, k=k, total_chunks=total_chunks
             )
         plan = plan_selection(
             approach,
             q.semantics,
             tags=self.graphrag_tags.get(q.id, []) if approach.tagged else [],
             size_of=self.sizer if approach.relaxed else None,
-            k=opts.k,
+            k=k,
         )
         return planned_row(
-            self.rag,
-            set_name=self.set_name,
-            question=q,
-            text=text,
-            variant=variant,
-            plan=plan,
-            k=opts.k,
-            total_chunks=total_chunks,
-            path=opts.path,
+            self.rag, asked, plan=plan, k=k, total_chunks=total_chunks, path=self.run.opts.path
         )

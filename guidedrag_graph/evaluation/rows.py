@@ -9,6 +9,7 @@ own runner in :mod:`~guidedrag_graph.evaluation.auto_rows`.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from guidedrag_graph.evaluation.kb_queries import gold_in_selection
 from guidedrag_graph.evaluation.metrics import all_gold_recall_at_k, hit_position
@@ -17,6 +18,20 @@ from guidedrag_graph.kb import Question
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
 from guidedrag_graph.planning import Plan
 from guidedrag_graph.selection import Expr, Selector
+
+
+@dataclass(frozen=True)
+class Formulation:
+    """One way of asking one question of a set: as written (variant 0) or a paraphrase."""
+
+    set_name: str  # "answerable" | "unanswerable"
+    question: Question
+    text: str
+    variant: int
+
+    @property
+    def answerable(self) -> bool:
+        return self.set_name == "answerable"
 
 
 class SelectionSizer:
@@ -37,11 +52,9 @@ class SelectionSizer:
 def retrieval_row(
     result: RetrievalResult,
     latency: float,
-    *,
-    set_name: str,
-    question: Question,
-    variant: int,
+    asked: Formulation,
     k: int,
+    *,
     approach: str,
     configuration: str,
     cell: str,
@@ -54,12 +67,12 @@ def retrieval_row(
 ) -> Row:
     """The row for ``result``; hit position and recall only where the question is answerable."""
     ranked = [c.id for c in result.chunks]
-    answerable = set_name == "answerable"
+    answerable, question = asked.answerable, asked.question
     gold = question.all_gold_chunk_ids or question.gold_chunk_ids
     return Row(
-        set=set_name,
+        set=asked.set_name,
         question_id=question.id,
-        variant=variant,
+        variant=asked.variant,
         approach=approach,
         configuration=configuration,
         cell=cell,
@@ -83,20 +96,18 @@ def retrieval_row(
 
 def planned_row(
     rag: GuidedRAG,
+    asked: Formulation,
     *,
-    set_name: str,
-    question: Question,
-    text: str,
-    variant: int,
     plan: Plan,
     k: int,
     total_chunks: int,
     path: str | None = None,
 ) -> Row:
-    """Retrieve ``text`` inside the planned selection, ranked by cosine as in the paper."""
+    """Retrieve ``asked`` inside the planned selection, ranked by cosine as in the paper."""
+    question = asked.question
     start = time.perf_counter()
     result = rag.retrieve(
-        text,
+        asked.text,
         plan.expr,  # always explicit: None would let the pipeline pick its default selection
         semantics=question.semantics,
         k=k,
@@ -111,7 +122,7 @@ def planned_row(
     if result.empty is not None:
         size = 0
     gold_inside: bool | None = None
-    if set_name == "answerable":
+    if asked.answerable:
         # Measured after the clock stopped: one more read query, not part of the retrieval.
         gold_inside = (
             bool(question.gold_chunk_ids)
@@ -121,10 +132,8 @@ def planned_row(
     return retrieval_row(
         result,
         latency,
-        set_name=set_name,
-        question=question,
-        variant=variant,
-        k=k,
+        asked,
+        k,
         approach=plan.approach,
         configuration=str(plan.configuration),
         cell=plan.cell,
