@@ -29,7 +29,8 @@ from neo4j import Driver
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import connect
 from guidedrag_graph.errors import BundleError, ConfigurationError, EmbeddingError
-from guidedrag_graph.kb.bundle import RESERVED_PREFIX, Bundle, read_bundle
+from guidedrag_graph.kb.bundle import RESERVED_PREFIX, Bundle
+from guidedrag_graph.kb.bundle_reader import read_bundle
 from guidedrag_graph.kb.loader import LoadReport, _next_chunk_pairs, loader_query
 from guidedrag_graph.migrate import migrate as apply_migrations
 from guidedrag_graph.runtime import LocalNeo4j

@@ -45,7 +45,8 @@ from guidedrag_graph.config import Settings, redact_uri
 from guidedrag_graph.db import ServerInfo, server_info
 from guidedrag_graph.embeddings import Embedder, embedder_for, vector_index_dimensions
 from guidedrag_graph.errors import ConfigurationError, DatabaseUnavailableError, EmbeddingError
-from guidedrag_graph.kb.bundle import RESERVED_PREFIX, Bundle, ChunkRow, read_bundle
+from guidedrag_graph.kb.bundle import RESERVED_PREFIX, Bundle, ChunkRow
+from guidedrag_graph.kb.bundle_reader import read_bundle
 from guidedrag_graph.migrate import migrate as apply_migrations
 from guidedrag_graph.query_templates import render
 from guidedrag_graph.schema import SchemaMapping
