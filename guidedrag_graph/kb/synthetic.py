@@ -133,13 +133,11 @@ class _ChunkBlock:
         zipf: np.ndarray,
         sources: list[str],
     ) -> None:
-        self.spec, self.rng, self.centres, self.zipf, self.sources = (
-            spec,
-            rng,
-            centres,
-            zipf,
-            sources,
-        )
+        self.spec = spec
+        self.rng = rng
+        self.centres = centres
+        self.zipf = zipf
+        self.sources = sources
 
     def write(self, start: int, n: int, chunks_out: TextIO, rels_out: TextIO) -> int:
         """Write chunks ``start .. start + n - 1``; returns how many relations were written."""
