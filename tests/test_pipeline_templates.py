@@ -22,7 +22,6 @@ from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.query_templates import executable, rename
 from guidedrag_graph.resources import cypher_template
 from guidedrag_graph.schema import PRESETS
-from tests.test_pipeline import embedder, tiny_kb  # noqa: F401  (module fixtures reused)
 
 pytestmark = pytest.mark.neo4j
 
@@ -64,7 +63,7 @@ def browser_params(driver: Driver, text: str) -> dict[str, Any]:
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_template_runs_as_written(
     name: str,
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
 ) -> None:
     text = cypher_template(name)
@@ -107,7 +106,7 @@ def assert_no_raw_vectors(record: Record, where: str) -> None:
 
 @pytest.fixture
 def cli_env(
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: object,
@@ -129,9 +128,9 @@ def script_params(driver: Driver, script: str) -> tuple[dict[str, Any], str]:
 
 def test_cypher_question_script_ranks_like_guidedrag_and_feeds_every_retrieve_template(
     cli_env: CliRunner,
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> None:
     question = "Who was the father of Ada Lovelace?"
     expression = "entity('Ada Lovelace') | entity('Lord Byron')"
@@ -173,7 +172,7 @@ def test_cypher_question_script_ranks_like_guidedrag_and_feeds_every_retrieve_te
 
 def test_cypher_script_shows_ids_titles_and_text(
     cli_env: CliRunner,
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
 ) -> None:
     out = cli_env.invoke(cli, ["cypher", "entity('Charles Babbage')"])
     assert out.exit_code == 0, out.output
