@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import re
 import shutil
-import tempfile
 from pathlib import Path
 
 from guidedrag_graph.errors import Neo4jRuntimeError
-from guidedrag_graph.runtime.maven import copy_dependencies, move_into_place, mvn_executable
+from guidedrag_graph.runtime.maven import (
+    copy_dependencies,
+    download_folder,
+    move_into_place,
+    mvn_executable,
+)
 
 # Server line -> the APOC Core release on Maven Central built for it (APOC follows the server's
 # major.minor; patch releases of the server keep working with the newest APOC of their line).
@@ -76,9 +80,7 @@ def install_apoc(server_version: str, cache_dir: Path, server_lib: Path) -> Path
     if (target / ".complete").is_file():
         return target
     mvn = mvn_executable()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
-        work = Path(tmp)
+    with download_folder(target) as work:
         log = target.parent / f"install-{version}.log"
         returncode = copy_dependencies(mvn, _POM.format(version=version), work, log)
         lib = work / "lib"

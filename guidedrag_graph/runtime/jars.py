@@ -7,11 +7,15 @@ from __future__ import annotations
 import logging
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 from guidedrag_graph.errors import Neo4jRuntimeError
-from guidedrag_graph.runtime.maven import copy_dependencies, move_into_place, mvn_executable
+from guidedrag_graph.runtime.maven import (
+    copy_dependencies,
+    download_folder,
+    move_into_place,
+    mvn_executable,
+)
 from guidedrag_graph.runtime.versions import server_line
 
 log = logging.getLogger(__name__)
@@ -43,9 +47,7 @@ def install(version: str, cache_dir: Path, *, quiet: bool = True) -> Path:
     if (target / ".complete").is_file():
         return target
     mvn = mvn_executable()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
-        work = Path(tmp)
+    with download_folder(target) as work:
         log_file = target.parent / "install.log"
         returncode = copy_dependencies(
             mvn, _POM.format(version=version), work, log_file, quiet=quiet
@@ -79,8 +81,8 @@ def install_browser(cache_dir: Path, version: str = BROWSER_VERSION) -> Path:
     if target.is_file():
         return target
     mvn = mvn_executable()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
+    with download_folder(target) as work:
+        tmp = str(work)
         proc = subprocess.run(
             [
                 mvn,

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from guidedrag_graph.errors import Neo4jRuntimeError
@@ -19,6 +22,14 @@ def mvn_executable(missing: str = MAVEN_MISSING) -> str:
     if mvn is None:
         raise Neo4jRuntimeError(missing)
     return mvn
+
+
+@contextmanager
+def download_folder(target: Path) -> Iterator[Path]:
+    """A temporary folder beside ``target`` (same file system, so the move is a rename)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
+        yield Path(tmp)
 
 
 def copy_dependencies(mvn: str, pom: str, work: Path, log: Path, *, quiet: bool = True) -> int:
