@@ -99,61 +99,54 @@ def write_import_files(bundle: Bundle, schema: SchemaMapping, out: Path) -> list
 
 def _documents(bundle: Bundle, s: SchemaMapping, out: Path) -> str:
     h = _header_name
-    doc_meta = _metadata_columns((d.metadata for d in bundle.documents), "documents.jsonl")
-    _write(
-        out / "documents.csv",
-        [
-            f"{h(s.document_id)}:ID(Document)",
-            h(s.document_title),
-            h(s.document_source),
-            f"{h(s.document_date)}:date",
-            *(f"{h(k)}:{t}" for k, t in doc_meta.items()),
-            ":LABEL",
-        ],
-        (
-            [
-                d.id,
-                d.title,
-                d.source,
-                d.date,
-                *(d.metadata.get(k) for k in doc_meta),
-                s.document_label,
-            ]
-            for d in bundle.documents
-        ),
+    meta = _metadata_columns((d.metadata for d in bundle.documents), "documents.jsonl")
+    header = [
+        f"{h(s.document_id)}:ID(Document)",
+        h(s.document_title),
+        h(s.document_source),
+        f"{h(s.document_date)}:date",
+        *(f"{h(k)}:{t}" for k, t in meta.items()),
+        ":LABEL",
+    ]
+    rows = (
+        [d.id, d.title, d.source, d.date, *(d.metadata.get(k) for k in meta), s.document_label]
+        for d in bundle.documents
     )
-    return f"--nodes={out / 'documents.csv'}"
+    return _nodes(out / "documents.csv", header, rows)
 
 
 def _entities(bundle: Bundle, s: SchemaMapping, out: Path) -> str:
     h = _header_name
-    _write(
-        out / "entities.csv",
+    header = [
+        f"{h(s.entity_id)}:ID(Entity)",
+        h(s.entity_name),
+        h(s.entity_key),
+        f"{h(s.entity_aliases)}:string[]",
+        f"{h(s.entity_alias_keys)}:string[]",
+        h(s.entity_type),
+        h(s.entity_description),
+        ":LABEL",
+    ]
+    rows = (
         [
-            f"{h(s.entity_id)}:ID(Entity)",
-            h(s.entity_name),
-            h(s.entity_key),
-            f"{h(s.entity_aliases)}:string[]",
-            f"{h(s.entity_alias_keys)}:string[]",
-            h(s.entity_type),
-            h(s.entity_description),
-            ":LABEL",
-        ],
-        (
-            [
-                e.id,
-                e.name,
-                e.name_key,
-                list(e.aliases),
-                list(e.alias_keys),
-                e.type,
-                e.description,
-                s.entity_label,
-            ]
-            for e in bundle.entities
-        ),
+            e.id,
+            e.name,
+            e.name_key,
+            [*e.aliases],
+            [*e.alias_keys],
+            e.type,
+            e.description,
+            s.entity_label,
+        ]
+        for e in bundle.entities
     )
-    return f"--nodes={out / 'entities.csv'}"
+    return _nodes(out / "entities.csv", header, rows)
+
+
+def _nodes(path: Path, header: list[str], rows: Iterator[list[Any]]) -> str:
+    """Write one node file; returns its ``--nodes`` argument."""
+    _write(path, header, rows)
+    return f"--nodes={path}"
 
 
 def _chunks(bundle: Bundle, s: SchemaMapping, out: Path) -> str:
