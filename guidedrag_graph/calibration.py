@@ -282,13 +282,7 @@ def calibrate(
             FoldResult(index, list(test_ids), train_ids, tiers, _figures(ranked, tested, k))
         )
     held_out = _figures(ranked, answerable, k)
-    base_figures: dict[str, float] = {}
-    if baseline:  # base RAG through the same pipeline, for comparison in the report
-        base_ranked = {
-            q.id: [c.id for c in rag.retrieve(q.question, None, k=k, steering="hard").chunks]
-            for q in answerable
-        }
-        base_figures = _figures(base_ranked, answerable, k)
+    base_figures = _base_rag_figures(rag, answerable, k) if baseline else {}
     final = SteeringPolicy(
         tiers=median_tiers([f.tiers for f in results]),
         calibration={
@@ -301,6 +295,15 @@ def calibrate(
         },
     )
     return Calibration(k, results, final, held_out, base_figures, per_question)
+
+
+def _base_rag_figures(rag: GuidedRAG, questions: Sequence[Question], k: int) -> dict[str, float]:
+    """Base RAG through the same pipeline, for comparison in the report."""
+    ranked = {
+        q.id: [c.id for c in rag.retrieve(q.question, None, k=k, steering="hard").chunks]
+        for q in questions
+    }
+    return _figures(ranked, questions, k)
 
 
 def _runner(rag: GuidedRAG, policy: SteeringPolicy, k: int) -> Callable[[Question], list[str]]:

@@ -17,10 +17,12 @@ import pytest
 from neo4j import Driver, GraphDatabase
 
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
+from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.kb import Bundle, load_bundle, read_bundle, sample_kb_dir
 from guidedrag_graph.migrate import migrate
 from guidedrag_graph.runtime import LocalNeo4j, install_rank_plugin
 from guidedrag_graph.schema import PRESETS
+from tests.tiny_corpus import write_bundle
 
 TEST_PASSWORD = "guidedrag-test-pw"
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -187,6 +189,30 @@ def sample_db(driver: Driver, settings: Settings) -> Driver:
     if not _sample_is_loaded(driver, bundle):
         wipe(driver)
         load_bundle(driver, settings, PRESETS["guidedrag"], bundle, migrate=True)
+    return driver
+
+
+# --- the tiny KB (tests/tiny_corpus.py): pipeline, tagging, CLI and integration tests ---------
+@pytest.fixture(scope="module")
+def embedder(settings: Settings) -> Embedder:
+    return embedder_for(settings)
+
+
+@pytest.fixture(scope="module")
+def tiny_kb(
+    driver: Driver, settings: Settings, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder
+) -> Driver:
+    """``tests/tiny_corpus.py`` loaded once per module that asks (its tests only read)."""
+    wipe(driver)
+    migrate(driver, settings, PRESETS["guidedrag"])
+    load_bundle(
+        driver,
+        settings,
+        PRESETS["guidedrag"],
+        write_bundle(tmp_path_factory.mktemp("tiny_kb")),
+        embedder=embedder,
+    )
+    driver.execute_query("CALL db.awaitIndexes(120)")
     return driver
 
 

@@ -11,7 +11,6 @@ from neo4j import Driver
 from guidedrag_graph.cli import cli
 from guidedrag_graph.config import Settings
 from tests.llm_server import llm_server
-from tests.test_pipeline import embedder, tiny_kb  # noqa: F401  (module fixtures reused)
 
 pytestmark = pytest.mark.neo4j
 
@@ -28,7 +27,7 @@ def env(settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: object) -
     }
 
 
-def test_retrieve_json(tiny_kb: Driver, env: dict[str, str]) -> None:  # noqa: F811
+def test_retrieve_json(tiny_kb: Driver, env: dict[str, str]) -> None:
     result = CliRunner().invoke(
         cli,
         [
@@ -52,7 +51,7 @@ def test_retrieve_json(tiny_kb: Driver, env: dict[str, str]) -> None:  # noqa: F
 
 
 def test_ask_without_llm_prints_context_and_prompt(
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     env: dict[str, str],
 ) -> None:
     result = CliRunner().invoke(
@@ -76,7 +75,7 @@ def test_ask_without_llm_prints_context_and_prompt(
     assert "vector.similarity.cosine" in result.output or "guidedrag.rank(" in result.output
 
 
-def test_ask_abstains_on_unknown_entity(tiny_kb: Driver, env: dict[str, str]) -> None:  # noqa: F811
+def test_ask_abstains_on_unknown_entity(tiny_kb: Driver, env: dict[str, str]) -> None:
     result = CliRunner().invoke(
         cli, ["ask", "Where was Grace Hopper born?", "--entity", "Grace Hopper"], env=env
     )
@@ -84,7 +83,7 @@ def test_ask_abstains_on_unknown_entity(tiny_kb: Driver, env: dict[str, str]) ->
     assert "abstained" in result.output and "Grace Hopper" in result.output
 
 
-def test_ask_with_llm_and_auto_semantics(tiny_kb: Driver, env: dict[str, str]) -> None:  # noqa: F811
+def test_ask_with_llm_and_auto_semantics(tiny_kb: Driver, env: dict[str, str]) -> None:
     with llm_server() as server:
         result = CliRunner().invoke(
             cli,

@@ -27,7 +27,6 @@ from guidedrag_graph.cli import cli
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.pipeline import GuidedRAG
-from tests.test_pipeline import embedder, tiny_kb  # noqa: F401  (module fixtures reused)
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
 
@@ -244,7 +243,7 @@ def statements_of(script: str) -> tuple[int, str]:
 
 @pytest.fixture
 def cli_runner(
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: object,
@@ -257,7 +256,7 @@ def cli_runner(
     return CliRunner()
 
 
-def test_browser_is_served(tiny_kb: Driver) -> None:  # noqa: F811
+def test_browser_is_served(tiny_kb: Driver) -> None:
     url = http_address(tiny_kb) + "/browser/"
     with urllib.request.urlopen(url, timeout=60) as response:
         body = response.read(4096).decode("utf-8", "replace")
@@ -268,9 +267,9 @@ def test_browser_is_served(tiny_kb: Driver) -> None:  # noqa: F811
 def test_browser_runs_the_cypher_script_and_shows_selects_ids(
     chrome: WebDriver,
     cli_runner: CliRunner,
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> None:
     selected = cli_runner.invoke(cli, ["select", EXPRESSION, "--json"])
     assert selected.exit_code == 0, selected.output

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
 from guidedrag_graph.evaluation.plots import write_plots
 from guidedrag_graph.evaluation.records import EvalRun, Row, Tagging
-from guidedrag_graph.evaluation.report import render_markdown, summarize
+from guidedrag_graph.evaluation.report import render_markdown
+from guidedrag_graph.evaluation.summary import summarize
 
 
 def _row(
@@ -111,7 +113,7 @@ def _run() -> EvalRun:
 
 
 def test_summary_numbers() -> None:
-    s = summarize(_run())
+    s = summarize(_run()).to_dict()  # the summary.json form
     assert s["hits"]["rag"]["relevant"] == 0.5
     assert s["hits"]["rag"]["avg_hit"] == 2.0  # (1 + 3) / 2, only variant 0 counts
     assert s["hits"]["rag*"]["avg_hit"] == 2.5
@@ -134,6 +136,39 @@ def test_summary_numbers() -> None:
     assert (tag["gold_entities"], tag["correct"]) == (3, 2)
     assert tag["accuracy_c1"] == 1.0 and tag["accuracy_c2"] == 0.5
     assert s["plan_notes"]["rag*"] == {"something odd": 1}
+
+
+def test_summary_is_typed_and_keeps_the_summary_json_layout() -> None:
+    s = summarize(_run())
+    assert s.hits["rag"].relevant == 0.5
+    assert math.isnan(s.hits["rag*"].gold_in_selection)  # the rows never measured it
+    assert s.precision_curves["rag*"].unanswerable is not None
+    assert s.selection_cells["rag*"] == {"E1": 1, "E1∩E2": 1}
+    data = s.to_dict()
+    assert list(data) == [
+        "k",
+        "hits",
+        "hit_histogram",
+        "hits_per_configuration",
+        "search_space",
+        "precision_curves",
+        "precision_points",
+        "abstained_unanswerable",
+        "abstained_answerable",
+        "turbulence",
+        "tagging",
+        "latency",
+        "plan_notes",
+    ]
+    assert list(data["hits"]["rag"]) == [
+        "n",
+        "relevant",
+        "avg_hit",
+        "median_hit",
+        "all_gold_recall",
+        "gold_in_selection",
+    ]
+    assert list(data["plan_notes"]) == ["rag", "rag cells", "rag*", "rag* cells"]
 
 
 def test_markdown_sections() -> None:

@@ -27,7 +27,7 @@ from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.integrations.neo4j_graphrag import GuidedEmbedder, GuidedRetriever
 from guidedrag_graph.pipeline import GuidedRAG
 from tests.llm_server import LLMServer, llm_server
-from tests.test_pipeline import CountingEmbedder, embedder, tiny_kb  # noqa: F401
+from tests.probes import CountingEmbedder
 
 pytestmark = pytest.mark.neo4j
 
@@ -53,7 +53,7 @@ def ids(result: Any) -> list[str]:
 
 # ------------------------------------------------------------------------------ Embedder
 def test_embedder_adapter_keeps_the_e5_query_passage_asymmetry(
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> None:
     adapter = GuidedEmbedder(embedder)
     assert isinstance(adapter, GraphRAGEmbedder)
@@ -70,7 +70,7 @@ def test_embedder_adapter_keeps_the_e5_query_passage_asymmetry(
 
 
 def test_kg_builder_chunk_embedder_writes_passage_vectors(
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> None:
     """neo4j-graphrag's own KG-builder component embeds chunks through ``embed_query``; the
     passage side makes those vectors the ones GuidedRAG's loader would store."""
@@ -84,9 +84,9 @@ def test_kg_builder_chunk_embedder_writes_passage_vectors(
 
 
 def test_vector_retriever_with_the_adapter_finds_the_chunk(
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> None:
     """The query side plugged into neo4j-graphrag's plain ``VectorRetriever`` over our index."""
     retriever = VectorRetriever(
@@ -101,10 +101,10 @@ def test_vector_retriever_with_the_adapter_finds_the_chunk(
 
 # ------------------------------------------------------------------------------ Retriever
 def test_result_formatter_is_used_by_graphrag(
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
     llm: LLMServer,
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> None:
     seen: list[neo4j.Record] = []
 
@@ -134,10 +134,10 @@ def test_result_formatter_is_used_by_graphrag(
 
 
 def test_filters_are_an_extra_selection_term(
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
     llm: LLMServer,
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> None:
     rag = GuidedRAG(settings, driver=tiny_kb, embedder=embedder)
     retriever = GuidedRetriever(tiny_kb, settings, rag=rag)
@@ -169,9 +169,9 @@ def test_filters_are_an_extra_selection_term(
 
 
 def test_filters_that_match_nothing_or_name_no_property(
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> None:
     counting = CountingEmbedder(embedder)
     rag = GuidedRAG(settings, driver=tiny_kb, embedder=counting)  # type: ignore[arg-type]
@@ -189,9 +189,9 @@ def test_filters_that_match_nothing_or_name_no_property(
 
 
 def test_query_vector_skips_embedding_and_effective_search_ratio_is_accepted(
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> None:
     counting = CountingEmbedder(embedder)
     rag = GuidedRAG(settings, driver=tiny_kb, embedder=counting)  # type: ignore[arg-type]
@@ -209,10 +209,10 @@ def test_query_vector_skips_embedding_and_effective_search_ratio_is_accepted(
 
 
 def test_relations_are_honoured_without_relational_flag(
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
     llm: LLMServer,
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> None:
     rag = GuidedRAG(settings, driver=tiny_kb, embedder=embedder)
     retriever = GuidedRetriever(tiny_kb, settings, rag=rag)

@@ -20,7 +20,7 @@ from guidedrag_graph.db import server_info
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
 from guidedrag_graph.schema import PRESETS
-from tests.test_retrieval import DIM, numpy_top, unit, write_chunks
+from tests.vectors import DIM, numpy_top, unit, write_chunks
 
 pytestmark = pytest.mark.neo4j
 

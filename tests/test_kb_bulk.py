@@ -17,7 +17,7 @@ from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
 from guidedrag_graph.runtime import LocalNeo4j
 from guidedrag_graph.schema import PRESETS
 from tests.conftest import TEST_PASSWORD, cache_dir, free_port, sample_bundle
-from tests.test_kb_loader import graph_counts
+from tests.kb_bundles import graph_counts
 
 GUIDEDRAG = PRESETS["guidedrag"]
 PROBES = (

@@ -14,7 +14,7 @@ from guidedrag_graph.kb import load_bundle, read_bundle
 from guidedrag_graph.kb.bundle import safe_relation_type
 from guidedrag_graph.schema import PRESETS
 from tests.conftest import free_port
-from tests.test_kb_loader import make_bundle
+from tests.kb_bundles import make_bundle
 
 GUIDEDRAG = PRESETS["guidedrag"]
 

@@ -25,7 +25,7 @@ from guidedrag_graph.migrate import migrate
 from guidedrag_graph.schema import PRESETS
 from guidedrag_graph.tagging import tagger_for
 from tests.conftest import wipe
-from tests.test_pipeline import CountingDriver, embedder  # noqa: F401  (module fixture reused)
+from tests.probes import CountingDriver
 
 pytestmark = pytest.mark.neo4j
 
@@ -82,7 +82,7 @@ def linker_kb(
     driver: Driver,
     settings: Settings,
     tmp_path_factory: pytest.TempPathFactory,
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> Driver:
     wipe(driver)
     migrate(driver, settings, PRESETS["guidedrag"])

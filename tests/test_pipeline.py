@@ -2,177 +2,22 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.embeddings import Embedder, embedder_for
-from guidedrag_graph.kb import load_bundle
-from guidedrag_graph.migrate import migrate
+from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.schema import PRESETS
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering import SteeringPolicy
 from guidedrag_graph.tiers import TierWeights
-from tests.conftest import wipe
 from tests.llm_server import LLMServer, llm_server
+from tests.probes import CountingDriver, CountingEmbedder
 
 pytestmark = pytest.mark.neo4j
-
-CHUNKS = [
-    (
-        "ada-1",
-        "d-ada",
-        "Ada Lovelace was born in London in 1815. She was the daughter of Lord Byron.",
-        ["Ada Lovelace", "London", "Lord Byron"],
-    ),
-    (
-        "ada-2",
-        "d-ada",
-        "Ada Lovelace wrote the first published algorithm for Charles Babbage's Analytical Engine.",
-        ["Ada Lovelace", "Charles Babbage", "Analytical Engine"],
-    ),
-    (
-        "babbage-1",
-        "d-babbage",
-        "Charles Babbage designed the Analytical Engine, a mechanical general-purpose computer.",
-        ["Charles Babbage", "Analytical Engine"],
-    ),
-    (
-        "babbage-2",
-        "d-babbage",
-        "Charles Babbage was born in London in 1791.",
-        ["Charles Babbage", "London"],
-    ),
-    (
-        "london-1",
-        "d-london",
-        "London is the capital of England and lies on the River Thames.",
-        ["London", "River Thames"],
-    ),
-    (
-        "paris-1",
-        "d-paris",
-        "Paris is the capital of France, on the river Seine.",
-        ["Paris", "Seine"],
-    ),
-    (
-        "paris-2",
-        "d-paris",
-        "The Eiffel Tower in Paris was completed in 1889.",
-        ["Paris", "Eiffel Tower"],
-    ),
-    (
-        "byron-1",
-        "d-byron",
-        "Lord Byron was an English poet who was born in London in 1788.",
-        ["Lord Byron", "London"],
-    ),
-]
-DOCUMENTS = {
-    "d-ada": "Ada Lovelace",
-    "d-babbage": "Charles Babbage",
-    "d-london": "London",
-    "d-paris": "Paris",
-    "d-byron": "Lord Byron",
-}
-RELATIONS = [
-    ("Ada Lovelace", "born in", "London", "ada-1"),
-    ("Ada Lovelace", "child of", "Lord Byron", "ada-1"),
-    ("Ada Lovelace", "wrote algorithm for", "Analytical Engine", "ada-2"),
-    ("Charles Babbage", "designed", "Analytical Engine", "babbage-1"),
-    ("Paris", "capital of", "Seine", "paris-1"),
-]
-
-
-def write_bundle(path: Path) -> Path:
-    def jsonl(name: str, rows: list[dict[str, Any]]) -> None:
-        (path / name).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-
-    jsonl("documents.jsonl", [{"id": k, "title": v} for k, v in DOCUMENTS.items()])
-    jsonl(
-        "chunks.jsonl",
-        [
-            {"id": cid, "document_id": doc, "text": text, "position": 0, "entities": ents}
-            for cid, doc, text, ents in CHUNKS
-        ],
-    )
-    jsonl(
-        "entities.jsonl",
-        [
-            {"name": "Ada Lovelace", "type": "person", "description": "English mathematician"},
-            {"name": "Charles Babbage", "type": "person", "aliases": ["Babbage"]},
-        ],
-    )
-    jsonl(
-        "relations.jsonl",
-        [{"head": h, "type": t, "tail": tl, "chunk_id": c} for h, t, tl, c in RELATIONS],
-    )
-    return path
-
-
-@pytest.fixture(scope="module")
-def embedder(settings: Settings) -> Embedder:
-    return embedder_for(settings)
-
-
-@pytest.fixture(scope="module")
-def tiny_kb(
-    driver: Driver, settings: Settings, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder
-) -> Driver:
-    """The tiny KB above, loaded once for this module (tests here only read)."""
-    wipe(driver)
-    migrate(driver, settings, PRESETS["guidedrag"])
-    load_bundle(
-        driver,
-        settings,
-        PRESETS["guidedrag"],
-        write_bundle(tmp_path_factory.mktemp("tiny_kb")),
-        embedder=embedder,
-    )
-    driver.execute_query("CALL db.awaitIndexes(120)")
-    return driver
-
-
-class CountingDriver:
-    """The real driver, with every ``execute_query`` text recorded (no behaviour changed)."""
-
-    def __init__(self, driver: Driver) -> None:
-        self._driver = driver
-        self.queries: list[str] = []
-
-    def execute_query(self, query: Any, *args: Any, **kwargs: Any) -> Any:
-        self.queries.append(str(query))
-        return self._driver.execute_query(query, *args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._driver, name)
-
-    @property
-    def vector_queries(self) -> list[str]:
-        markers = ("vector.similarity", "SEARCH", "db.index.vector")
-        return [q for q in self.queries if any(m in q for m in markers)]
-
-
-class CountingEmbedder:
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.model_id = inner.model_id
-        self.dimensions = inner.dimensions
-        self.calls = 0
-
-    def embed_queries(self, texts: Any) -> Any:
-        self.calls += 1
-        return self.inner.embed_queries(texts)
-
-    def embed_passages(self, texts: Any) -> Any:
-        self.calls += 1
-        return self.inner.embed_passages(texts)
 
 
 @pytest.fixture

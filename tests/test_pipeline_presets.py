@@ -14,7 +14,7 @@ from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.schema import PRESETS
 from guidedrag_graph.semantics import Semantics
 from tests.conftest import wipe
-from tests.test_pipeline import embedder, write_bundle  # noqa: F401  (module fixture reused)
+from tests.tiny_corpus import write_bundle
 
 pytestmark = pytest.mark.neo4j
 
@@ -23,7 +23,7 @@ def test_neo4j_graphrag_layout(
     driver: Driver,
     settings: Settings,
     tmp_path: object,
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> None:
     from pathlib import Path
 

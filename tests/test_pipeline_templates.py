@@ -24,7 +24,6 @@ from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.resources import cypher_template
 from guidedrag_graph.schema import PRESETS
 from guidedrag_graph.templates import query
-from tests.test_pipeline import embedder, tiny_kb  # noqa: F401  (module fixtures reused)
 
 pytestmark = pytest.mark.neo4j
 
@@ -95,7 +94,7 @@ def documented_columns(text: str) -> list[str] | None:
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_template_runs_as_written(
     name: str,
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
 ) -> None:
     text = cypher_template(name)
@@ -139,7 +138,7 @@ def assert_no_raw_vectors(record: Record, where: str) -> None:
 
 @pytest.fixture
 def cli_env(
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: object,
@@ -161,9 +160,9 @@ def script_params(driver: Driver, script: str) -> tuple[dict[str, Any], str]:
 
 def test_cypher_question_script_ranks_like_guidedrag_and_feeds_every_retrieve_template(
     cli_env: CliRunner,
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> None:
     question = "Who was the father of Ada Lovelace?"
     expression = "entity('Ada Lovelace') | entity('Lord Byron')"
@@ -205,7 +204,7 @@ def test_cypher_question_script_ranks_like_guidedrag_and_feeds_every_retrieve_te
 
 def test_cypher_script_shows_ids_titles_and_text(
     cli_env: CliRunner,
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
 ) -> None:
     out = cli_env.invoke(cli, ["cypher", "entity('Charles Babbage')"])
     assert out.exit_code == 0, out.output
@@ -224,7 +223,7 @@ def test_cypher_script_shows_ids_titles_and_text(
 @pytest.mark.parametrize("name", WRITES)
 def test_write_template_runs_as_written(
     name: str,
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
 ) -> None:
     text = cypher_template(name)
     params = browser_params(tiny_kb, text)

@@ -16,10 +16,9 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.db import procedure_available, server_info
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.retrieval import RANK_PROCEDURE, AllChunks, ChunkIdSelection, Retriever, mmr
+from tests.vectors import DIM, numpy_top, unit, write_chunks
 
 pytestmark = pytest.mark.neo4j
-
-DIM = 384
 
 
 @pytest.fixture(autouse=True, params=["plugin", "cypher"])
@@ -44,22 +43,6 @@ def exact_path(mode: str) -> str:
     return "plugin" if mode == "plugin" else "exact"
 
 
-def unit(v: np.ndarray) -> np.ndarray:
-    return v / np.linalg.norm(v)
-
-
-def write_chunks(driver: Driver, vectors: dict[str, np.ndarray]) -> None:
-    rows = [{"id": cid, "embedding": [float(x) for x in v]} for cid, v in vectors.items()]
-    driver.execute_query(
-        "MERGE (d:Document {id: 'doc'}) SET d.title = 'Test document' "
-        "WITH d UNWIND $rows AS row "
-        "CREATE (c:Chunk {id: row.id, text: 'text of ' + row.id, document_id: 'doc'}) "
-        "SET c.embedding = row.embedding CREATE (c)-[:PART_OF]->(d)",
-        rows=rows,
-    )
-    driver.execute_query("CALL db.awaitIndexes(120)")
-
-
 @pytest.fixture
 def random_kb(migrated_db: Driver) -> tuple[Driver, dict[str, np.ndarray], np.ndarray]:
     rng = np.random.default_rng(7)
@@ -67,13 +50,6 @@ def random_kb(migrated_db: Driver) -> tuple[Driver, dict[str, np.ndarray], np.nd
     write_chunks(migrated_db, vectors)
     query = unit(vectors["c03"] + vectors["c11"] + 0.5 * rng.normal(size=DIM) / np.sqrt(DIM))
     return migrated_db, vectors, query
-
-
-def numpy_top(
-    vectors: dict[str, np.ndarray], ids: list[str], query: np.ndarray, k: int
-) -> list[str]:
-    scored = sorted(ids, key=lambda cid: -float(vectors[cid] @ query))
-    return scored[:k]
 
 
 def test_three_paths_return_the_same_exact_top_k(

@@ -8,15 +8,15 @@ from neo4j import Driver
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.errors import ConfigurationError, GenerationError
-from guidedrag_graph.tagging import embed_entity_names, parse_llm_tags, tagger_for
+from guidedrag_graph.kb.entity_names import embed_entity_names
+from guidedrag_graph.tagging import parse_llm_tags, tagger_for
 from tests.llm_server import llm_server
-from tests.test_pipeline import embedder, tiny_kb  # noqa: F401  (module fixtures reused)
 
 pytestmark = pytest.mark.neo4j
 
 
 def test_fulltext_tagger_finds_whole_names_longest_first(
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
 ) -> None:
     tagger = tagger_for("fulltext", settings, tiny_kb)
@@ -32,9 +32,9 @@ def test_fulltext_tagger_finds_whole_names_longest_first(
 
 
 def test_embedding_tagger_after_embedding_entity_names(
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> None:
     done = embed_entity_names(tiny_kb, settings, embedder=embedder)
     assert done == 9  # every entity of the tiny KB
@@ -50,7 +50,7 @@ def test_embedding_tagger_after_embedding_entity_names(
 
 
 def test_llm_tagger_parses_json_and_keeps_known_entities(
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
 ) -> None:
     with llm_server() as server:
@@ -67,9 +67,9 @@ def test_llm_tagger_parses_json_and_keeps_known_entities(
 
 
 def test_hybrid_tagger_matches_llm_tags_by_embedding(
-    tiny_kb: Driver,  # noqa: F811
+    tiny_kb: Driver,
     settings: Settings,
-    embedder: Embedder,  # noqa: F811
+    embedder: Embedder,
 ) -> None:
     embed_entity_names(tiny_kb, settings, embedder=embedder)
     try:

@@ -12,7 +12,7 @@ import importlib
 import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import click
 
@@ -87,18 +87,6 @@ _LAZY: dict[str, tuple[str, str, str]] = {
 }
 
 
-def _wire_kb(group: click.Command) -> None:
-    """``kb embed-entities`` lives with the pipeline commands but belongs under ``kb``."""
-    from guidedrag_graph.cli import ask_cmd
-
-    assert isinstance(group, click.Group)
-    group.add_command(ask_cmd.embed_entities)
-
-
-# Extra wiring run once a lazily imported command is loaded.
-_AFTER_LOAD: dict[str, Callable[[click.Command], None]] = {"kb": _wire_kb}
-
-
 class LazyGroup(click.Group):
     """A group whose commands are imported on first use (listed from ``_LAZY`` until then)."""
 
@@ -115,8 +103,6 @@ class LazyGroup(click.Group):
         module, attribute, _ = _LAZY[name]
         command = getattr(importlib.import_module(module), attribute)
         assert isinstance(command, click.Command)
-        if name in _AFTER_LOAD:
-            _AFTER_LOAD[name](command)
         self.add_command(command, name)
         return command
 

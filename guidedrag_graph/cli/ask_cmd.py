@@ -1,4 +1,4 @@
-"""``guidedrag retrieve``, ``ask``, ``demo``, ``kb embed-entities``: the pipeline at the prompt."""
+"""``guidedrag retrieve``, ``ask`` and ``demo``: the pipeline at the prompt."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.semantics import Semantics
 
 if TYPE_CHECKING:
+    from guidedrag_graph.kb import Question
     from guidedrag_graph.pipeline import Answer, GuidedRAG, RetrievalResult
 
 # The pipeline is imported inside the commands so `guidedrag --help` (and the other stages'
@@ -226,26 +227,6 @@ def ask(question: str, **opts: Any) -> None:
         )
 
 
-@click.command("embed-entities")
-@click.option("--batch-size", default=256, show_default=True, type=int)
-def embed_entities(batch_size: int) -> None:
-    """Store entity-name embeddings (for the embedding and hybrid taggers)."""
-    from guidedrag_graph.tagging import embed_entity_names
-
-    settings = load_settings()
-    with driver_for(settings) as driver:
-        done = embed_entity_names(driver, settings, schema_of(settings), batch_size=batch_size)
-    click.echo(f"embedded {done} entity names")
-
-
-def _gold_rank(result: RetrievalResult, gold: Sequence[str]) -> str:
-    ids = [c.id for c in result.chunks]
-    for rank, cid in enumerate(ids, 1):
-        if cid in gold:
-            return f"#{rank}"
-    return "miss"
-
-
 @click.command()
 @click.option("-n", "--questions", "count", default=4, show_default=True, type=int)
 @click.option(
@@ -263,60 +244,47 @@ def demo(count: int, bundle: Path | None, k: int, limit: int | None) -> None:
     over every chunk). The paper's mapping (Table 2, GraphRAG* column, hard steering) is shown
     beside them. The detail is shown for the first questions, the tally for all of them.
     """
-    from guidedrag_graph.kb import read_questions, sample_kb_dir
-    from guidedrag_graph.pipeline import GuidedRAG, default_selection
+    from guidedrag_graph.evaluation.demo import DemoTally, compare, demo_questions
+    from guidedrag_graph.kb import sample_kb_dir
+    from guidedrag_graph.pipeline import GuidedRAG
 
     path = (bundle or sample_kb_dir()) / "questions.jsonl"
     if not path.exists():
         raise ConfigurationError(f"{path} does not exist: pass --bundle with a questions.jsonl")
-    questions = [q for q in read_questions(path.parent) if q.answerable and q.semantics.entities]
-    # Show one question per configuration first (C1/C2, relational or not), then the rest.
-    seen: set[tuple[int, bool]] = set()
-    ordered = []
-    for q in questions:
-        key = (q.semantics.complexity, q.semantics.relational)
-        if key not in seen:
-            seen.add(key)
-            ordered.append(q)
-    ordered += [q for q in questions if q not in ordered]
-    if limit is not None:
-        ordered = ordered[: max(limit, 0)]
+    ordered = demo_questions(path.parent, limit)
     settings = load_settings()
+    tally = DemoTally()
     with driver_for(settings) as driver:
         rag = GuidedRAG(settings, driver=driver, schema=schema_of(settings))
-        tally = {"auto": 0, "rag": 0, "hard": 0}
         for index, q in enumerate(ordered):
             show = index < count
-            s = q.semantics
             if show:
-                click.echo("=" * 100)
-                click.echo(f"Q {q.id}: {q.question}")
-                click.echo(f"gold answer: {q.answer}   gold chunks: {', '.join(q.gold_chunk_ids)}")
-                click.echo(
-                    f"semantics: entities={list(s.entities)} relations={list(s.relations)} "
-                    f"type={s.question_type} C{s.complexity}"
-                )
-            default = rag.retrieve(q.question, semantics=s, k=k)
-            base = rag.retrieve(q.question, None, k=k, steering="hard")
-            hard = rag.retrieve(q.question, default_selection(s), semantics=s, k=k, steering="hard")
-            for label, tally_key, result in (
-                ("GuidedRAG default (auto: graded graph tiers over every chunk)", "auto", default),
-                ("base RAG (all chunks)", "rag", base),
-                ("GuidedRAG, paper mapping, hard", "hard", hard),
-            ):
-                rank = _gold_rank(result, q.gold_chunk_ids)
-                tally[tally_key] += rank != "miss"
-                if show:
-                    click.echo(f"\n-- {label}: gold chunk {rank}")
-                    _print_retrieval(result, explain=False)
-        total = len(ordered)
-        click.echo("=" * 100)
-        click.echo(
-            f"over all {total} answerable questions of {path.parent.name}, gold chunk in the top "
-            f"{k}: GuidedRAG default {tally['auto']}/{total} vs base RAG {tally['rag']}/{total} "
-            f"(paper mapping, hard: {tally['hard']}/{total})"
-        )
-        click.echo(
-            "(multi-hop questions: the answer often sits one step from the named entity; the "
-            "default keeps every chunk in play and lifts those the graph connects to it)"
-        )
+                _print_question(q)
+            retrievals = compare(rag, q, k)
+            tally.add(retrievals)
+            if show:
+                for r in retrievals:
+                    click.echo(f"\n-- {r.label}: gold chunk {r.rank_text}")
+                    _print_retrieval(r.result, explain=False)
+    total, hits = tally.questions, tally.relevant
+    click.echo("=" * 100)
+    click.echo(
+        f"over all {total} answerable questions of {path.parent.name}, gold chunk in the top "
+        f"{k}: GuidedRAG default {hits['auto']}/{total} vs base RAG {hits['rag']}/{total} "
+        f"(paper mapping, hard: {hits['hard']}/{total})"
+    )
+    click.echo(
+        "(multi-hop questions: the answer often sits one step from the named entity; the "
+        "default keeps every chunk in play and lifts those the graph connects to it)"
+    )
+
+
+def _print_question(q: Question) -> None:
+    s = q.semantics
+    click.echo("=" * 100)
+    click.echo(f"Q {q.id}: {q.question}")
+    click.echo(f"gold answer: {q.answer}   gold chunks: {', '.join(q.gold_chunk_ids)}")
+    click.echo(
+        f"semantics: entities={list(s.entities)} relations={list(s.relations)} "
+        f"type={s.question_type} C{s.complexity}"
+    )

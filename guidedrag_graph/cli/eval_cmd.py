@@ -2,26 +2,37 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from guidedrag_graph.cli.common import driver_for, load_settings, schema_of
+from guidedrag_graph.config import Settings
 from guidedrag_graph.evaluation.approaches import APPROACHES
 from guidedrag_graph.evaluation.harness import (
     DEFAULT_APPROACHES,
     TAGGERS,
     EvalOptions,
+    PrepareSet,
     clear_kb,
     run_evaluation,
 )
 from guidedrag_graph.evaluation.plots import matplotlib_available, write_plots
 from guidedrag_graph.evaluation.records import EvalRun
-from guidedrag_graph.evaluation.report import render_markdown, summarize
+from guidedrag_graph.evaluation.report import render_markdown
+from guidedrag_graph.evaluation.summary import EvalSummary, summarize
 from guidedrag_graph.kb import Bundle, load_bundle, read_bundle
+
+if TYPE_CHECKING:
+    from neo4j import Driver
+
+    from guidedrag_graph.schema import SchemaMapping
 
 
 def _names(text: str, valid: tuple[str, ...] | list[str], what: str) -> tuple[str, ...]:
@@ -34,13 +45,19 @@ def _names(text: str, valid: tuple[str, ...] | list[str], what: str) -> tuple[st
     return names
 
 
+# Both commands write the same files into the folder given with --out.
+_out_dir_option = functools.partial(
+    click.option, "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path)
+)
+
+
 def write_outputs(run: EvalRun, out_dir: Path, *, plots: bool = True) -> list[Path]:
     """results.json, summary.json, report.md and (with matplotlib) the PNGs, into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = summarize(run)
     run.write_json(out_dir / "results.json")
     (out_dir / "summary.json").write_text(
-        json.dumps(summary, indent=1, ensure_ascii=False, default=str) + "\n", "utf-8"
+        json.dumps(summary.to_dict(), indent=1, ensure_ascii=False, default=str) + "\n", "utf-8"
     )
     (out_dir / "report.md").write_text(render_markdown(run, summary), "utf-8")
     written = [out_dir / "results.json", out_dir / "summary.json", out_dir / "report.md"]
@@ -106,12 +123,8 @@ def write_outputs(run: EvalRun, out_dir: Path, *, plots: bool = True) -> list[Pa
 )
 @click.option("--no-plots", is_flag=True, help="skip the PNG plots")
 @click.option("--no-progress", is_flag=True, help="no progress bars")
-@click.option(
-    "--out",
-    "out_dir",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="folder for report.md, results.json, summary.json and the PNGs",
+@_out_dir_option(
+    required=True, help="folder for report.md, results.json, summary.json and the PNGs"
 )
 def eval_command(
     bundle_dir: Path,
@@ -154,14 +167,6 @@ def eval_command(
         plots = False
     started = time.perf_counter()
     with driver_for(settings) as driver:
-
-        def prepare(set_name: str, set_bundle: Bundle) -> None:
-            if not reload:
-                return
-            deleted = clear_kb(driver, settings)
-            click.echo(f"{set_name}: deleted {deleted} nodes; loading {set_bundle.path}", err=True)
-            load_bundle(driver, settings, schema, set_bundle, progress=not no_progress)
-
         run = run_evaluation(
             settings,
             driver,
@@ -170,7 +175,7 @@ def eval_command(
             options=options,
             bundle_label=bundle_dir.name,
             unanswerable_label=unanswerable_dir.name if unanswerable_dir else "",
-            prepare=prepare,
+            prepare=_reloader(driver, settings, schema, not no_progress) if reload else None,
             progress=not no_progress,
             log=lambda line: click.echo(line, err=True),
         )
@@ -179,26 +184,36 @@ def eval_command(
     written = write_outputs(run, out_dir, plots=plots)
     for warning in run.warnings:
         click.echo(f"warning: {warning}", err=True)
-    summary = summarize(run)
-    click.echo(f"{'approach':<20} relevant@{k}  avg hit  median  recall")
-    for name in options.approaches:
-        h = summary["hits"][name]
-        click.echo(
-            f"{name:<20} {100 * h['relevant']:>9.1f}%  {h['avg_hit']:>7.2f}  "
-            f"{h['median_hit']:>6.1f}  {100 * h['all_gold_recall']:>5.1f}%"
-        )
+    _print_hits(summarize(run), options.approaches, k)
     click.echo(f"wrote {len(written)} files to {out_dir} in {run.meta['wall_s']:.0f}s")
+
+
+def _reloader(
+    driver: Driver, settings: Settings, schema: SchemaMapping, progress: bool
+) -> PrepareSet:
+    """``--reload``: before each question set, empty the KB and load that set's bundle."""
+
+    def prepare(set_name: str, set_bundle: Bundle) -> None:
+        deleted = clear_kb(driver, settings)
+        click.echo(f"{set_name}: deleted {deleted} nodes; loading {set_bundle.path}", err=True)
+        load_bundle(driver, settings, schema, set_bundle, progress=progress)
+
+    return prepare
+
+
+def _print_hits(summary: EvalSummary, approaches: Sequence[str], k: int) -> None:
+    click.echo(f"{'approach':<20} relevant@{k}  avg hit  median  recall")
+    for name in approaches:
+        h = summary.hits[name]
+        click.echo(
+            f"{name:<20} {100 * h.relevant:>9.1f}%  {h.avg_hit:>7.2f}  "
+            f"{h.median_hit:>6.1f}  {100 * h.all_gold_recall:>5.1f}%"
+        )
 
 
 @click.command("eval-report")
 @click.argument("results", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="folder to write into (default: the results file's folder)",
-)
+@_out_dir_option(default=None, help="folder to write into (default: the results file's folder)")
 @click.option(
     "--note", "notes", multiple=True, help="add a line to the report's differences section"
 )

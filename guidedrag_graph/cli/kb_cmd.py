@@ -1,4 +1,5 @@
-"""``guidedrag load``, ``guidedrag kb stats`` and ``guidedrag datasets musique``."""
+"""``guidedrag load``, the ``guidedrag kb`` group (stats, embed-entities, inspect, adopt) and
+``guidedrag datasets musique``."""
 
 from __future__ import annotations
 
@@ -144,6 +145,18 @@ def stats(preset: str | None, relation_mode: str | None, as_json: bool) -> None:
             f"  {index['name']:<36}{index['type']:<10}{index['state']:<10}"
             f"{index['population_percent']:>6.1f}%  {index['on']}"
         )
+
+
+@kb.command("embed-entities")
+@click.option("--batch-size", default=256, show_default=True, type=int)
+def embed_entities(batch_size: int) -> None:
+    """Store entity-name embeddings (for the embedding and hybrid taggers)."""
+    from guidedrag_graph.kb.entity_names import embed_entity_names
+
+    settings = load_settings()
+    with driver_for(settings) as driver:
+        done = embed_entity_names(driver, settings, schema_of(settings), batch_size=batch_size)
+    click.echo(f"embedded {done} entity names")
 
 
 @click.group()

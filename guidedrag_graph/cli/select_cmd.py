@@ -109,9 +109,9 @@ def select(expression: str, as_json: bool, max_ids: int) -> None:
     with driver_for(settings) as driver:
         selector = Selector(driver, settings)
         prep = selector.prepare(expr)
-        tree = selector.sizes(expr)
+        tree = selector.sizes(prep)
         ids = selector.chunk_ids(prep)
-        empty = prep.empty or (selector.explain_empty(expr) if not ids else None)
+        empty = prep.empty or (selector.explain_empty(prep) if not ids else None)
     if as_json:
         echo_json(
             {

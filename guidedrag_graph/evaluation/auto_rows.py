@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass, field
 
 from guidedrag_graph.calibration import Calibration, calibrate
-from guidedrag_graph.evaluation.metrics import all_gold_recall_at_k, hit_position
 from guidedrag_graph.evaluation.records import Row
+from guidedrag_graph.evaluation.rows import Formulation, retrieval_row
 from guidedrag_graph.kb import Question
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.planning import Approach, configuration_of
@@ -44,49 +44,37 @@ class AutoPolicies:
 
 def auto_row(
     rag: GuidedRAG,
+    asked: Formulation,
     *,
-    set_name: str,
-    question: Question,
-    text: str,
-    variant: int,
     approach: Approach,
     policy: SteeringPolicy,
     k: int,
     total_chunks: int,
 ) -> Row:
     """One retrieval as a user would run it (auto steering under ``policy``), as an eval row."""
+    question = asked.question
     saved = rag.policy
     rag.policy = policy
     start = time.perf_counter()
     try:
-        result = rag.retrieve(text, semantics=question.semantics, k=k, steering="auto")
+        result = rag.retrieve(asked.text, semantics=question.semantics, k=k, steering="auto")
     finally:
         rag.policy = saved
     latency = time.perf_counter() - start
-    ranked = [c.id for c in result.chunks]
-    answerable = set_name == "answerable"
     tiers = list(result.tier_sizes)
-    gold = question.all_gold_chunk_ids or question.gold_chunk_ids
-    return Row(
-        set=set_name,
-        question_id=question.id,
-        variant=variant,
+    return retrieval_row(
+        result,
+        latency,
+        asked,
+        k,
         approach=approach.name,
         configuration=str(configuration_of(question.semantics)),
         cell="auto " + (">".join(tiers) if tiers else "U"),
         selection=result.selection_text or "all()",
         steering="auto",
         entities=list(question.semantics.entities),
+        # Every chunk is ranked (the tiers only boost), unless the pipeline abstained.
         selection_size=0 if result.empty is not None else total_chunks,
-        empty=None if result.empty is None else f"{result.empty.kind}: {result.empty.term}",
-        ranked=ranked,
-        cosines=[round(float(c.cosine), 5) for c in result.chunks],
-        in_selection=[bool(c.in_selection) for c in result.chunks],
-        hit_position=hit_position(ranked, question.gold_chunk_ids, k) if answerable else None,
-        all_gold_recall=all_gold_recall_at_k(ranked, gold, k) if answerable else None,
-        latency_s=round(latency, 6),
-        timings={name: round(float(v), 6) for name, v in result.timings.items()},
         note="; ".join(result.notes) or None,
-        gold_in_selection=bool(question.gold_chunk_ids) if answerable else None,
-        path=result.path,
+        gold_in_selection=bool(question.gold_chunk_ids) if asked.answerable else None,
     )

@@ -14,9 +14,8 @@ from guidedrag_graph.kb.bundle import (
     Question,
     Relation,
     RelationRow,
-    read_bundle,
-    read_questions,
 )
+from guidedrag_graph.kb.bundle_reader import read_bundle, read_questions
 from guidedrag_graph.kb.loader import LoadReport, check_dimensions, load_bundle
 from guidedrag_graph.kb.stats import kb_stats
 

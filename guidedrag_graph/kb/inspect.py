@@ -192,6 +192,23 @@ def propose_mapping(layout: GraphLayout) -> tuple[SchemaMapping, list[str]]:
             "hand; guided retrieval ranks chunks by their embeddings"
         )
         return PRESETS["guidedrag"].model_copy(update={"preset": "custom"}), notes
+    fields = _chunk_fields(layout, chunk)
+    links = _chunk_links(layout, chunk, fields)
+    document = _document_link(layout, chunk, links, fields, notes)
+    _entity_fields(layout, chunk, document, links, fields, notes)
+    _document_fields(layout, chunk, fields)
+    for name in ("chunk_id", "entity_id", "document_id"):
+        if fields.get(name) == ELEMENT_ID:
+            notes.append(
+                f"{name.replace('_', '.')}: no property is present and unique on every sampled "
+                f"node, so nodes are addressed by elementId() (stable while the node exists)"
+            )
+    mapping = PRESETS["guidedrag"].model_copy(update={"preset": "custom"})
+    return SchemaMapping.model_validate({**mapping.model_dump(), **fields}), notes
+
+
+def _chunk_fields(layout: GraphLayout, chunk: str) -> dict[str, Any]:
+    """Chunks: the longest (or conventionally named) text, a vector, a unique id."""
     cprops = _by_key(layout.properties[chunk])
     strings = [p for p in cprops.values() if p.is_string]
     text = _first(cprops, _TEXT_NAMES, True) or max(strings, key=lambda p: p.avg_length or 0).key
@@ -207,8 +224,16 @@ def propose_mapping(layout: GraphLayout) -> tuple[SchemaMapping, list[str]]:
     }
     if "index" in cprops and "position" not in cprops:
         fields["chunk_position"] = "index"
+    return fields
 
-    # Relationships touching chunks: (other label, type, direction seen from the chunk, count).
+
+def _chunk_links(
+    layout: GraphLayout, chunk: str, fields: dict[str, Any]
+) -> dict[tuple[str, str, str], int]:
+    """Relationships touching chunks: (other label, type, direction from the chunk) -> count.
+
+    A chunk-to-chunk type with NEXT in its name is the reading order (``next_chunk_type``).
+    """
     links: dict[tuple[str, str, str], int] = {}
     for a, rtype, b, n in layout.relationships:
         if chunk in a and chunk in b:
@@ -219,62 +244,84 @@ def propose_mapping(layout: GraphLayout) -> tuple[SchemaMapping, list[str]]:
             links[(other, rtype, "out")] = links.get((other, rtype, "out"), 0) + n
         elif chunk in b and (other := _specific(a, layout.labels)):
             links[(other, rtype, "in")] = links.get((other, rtype, "in"), 0) + n
+    return links
+
+
+_DOCUMENT_WORDS = ("PART", "DOCUMENT", "HAS", "FROM_DOC", "CONTAINS")
+
+
+def _document_link(
+    layout: GraphLayout,
+    chunk: str,
+    links: dict[tuple[str, str, str], int],
+    fields: dict[str, Any],
+    notes: list[str],
+) -> str | None:
+    """Documents: few nodes per chunk, no embedding, a part-of-like type; the most linked."""
 
     def has_vector(label: str) -> bool:
         return any(p.is_vector for p in layout.properties.get(label, []))
 
-    # Documents: few nodes per chunk, no embedding; entities: the most-linked other label.
     doc_links = [
         (count, other, rtype, d)
         for (other, rtype, d), count in links.items()
         if not has_vector(other)
         and layout.labels.get(other, 0) <= layout.labels[chunk]
         and other != "__Entity__"
-        and (
-            "PART" in rtype.upper()
-            or "DOCUMENT" in rtype.upper()
-            or "HAS" in rtype.upper()
-            or "FROM_DOC" in rtype.upper()
-            or "CONTAINS" in rtype.upper()
-        )
+        and any(word in rtype.upper() for word in _DOCUMENT_WORDS)
     ]
-    document: str | None = None
-    if doc_links:
-        _, document, rtype, direction = max(doc_links)
-        fields.update(document_label=document, part_of_type=rtype, part_of_direction=direction)
-    else:
+    if not doc_links:
         fields.update(part_of_type=None)
         notes.append(
             f"no relationship links :{chunk} to a document label: each :{chunk} is read as its "
             f"own document (titles from its own properties)"
         )
+        return None
+    _, document, rtype, direction = max(doc_links)
+    fields.update(document_label=document, part_of_type=rtype, part_of_direction=direction)
+    return document
+
+
+def _entity_fields(
+    layout: GraphLayout,
+    chunk: str,
+    document: str | None,
+    links: dict[tuple[str, str, str], int],
+    fields: dict[str, Any],
+    notes: list[str],
+) -> None:
+    """Entities: the most-linked other label, with a short name (unique names serve as ids)."""
     entity_links = [
         (count, other, rtype, d)
         for (other, rtype, d), count in links.items()
         if other != document and other != chunk
     ]
-    if entity_links:
-        _, entity, rtype, direction = max(entity_links)
-        eprops = _by_key(layout.properties.get(entity, []))
-        fields.update(
-            entity_label=entity,
-            mentions_type=rtype,
-            mentions_direction=direction,
-            entity_name=_first(eprops, _NAME_NAMES, True) or "name",
-            entity_id=_id_property(eprops, layout.labels.get(entity, 0)),
-        )
-        name_prop = eprops.get(fields["entity_name"])
-        if (
-            fields["entity_id"] == ELEMENT_ID
-            and name_prop is not None
-            and name_prop.distinct == name_prop.present == max(p.present for p in eprops.values())
-        ):
-            # Unique names are ids already (LangChain stores its entities that way).
-            fields["entity_id"] = fields["entity_name"]
-        if "type" not in eprops and "label" in eprops:
-            fields["entity_type"] = "label"
-    else:
+    if not entity_links:
         notes.append(f"no relationship links :{chunk} to entities: set [entity] and [mentions]")
+        return
+    _, entity, rtype, direction = max(entity_links)
+    eprops = _by_key(layout.properties.get(entity, []))
+    fields.update(
+        entity_label=entity,
+        mentions_type=rtype,
+        mentions_direction=direction,
+        entity_name=_first(eprops, _NAME_NAMES, True) or "name",
+        entity_id=_id_property(eprops, layout.labels.get(entity, 0)),
+    )
+    name_prop = eprops.get(fields["entity_name"])
+    if (
+        fields["entity_id"] == ELEMENT_ID
+        and name_prop is not None
+        and name_prop.distinct == name_prop.present == max(p.present for p in eprops.values())
+    ):
+        # Unique names are ids already (LangChain stores its entities that way).
+        fields["entity_id"] = fields["entity_name"]
+    if "type" not in eprops and "label" in eprops:
+        fields["entity_type"] = "label"
+
+
+def _document_fields(layout: GraphLayout, chunk: str, fields: dict[str, Any]) -> None:
+    """Title, id, source and date of the document label (the chunk's own, without one)."""
     doc_label = fields.get("document_label", chunk)
     dprops = _by_key(layout.properties.get(doc_label, []))
     title = _first(dprops, _TITLE_NAMES, True)
@@ -288,14 +335,6 @@ def propose_mapping(layout: GraphLayout) -> tuple[SchemaMapping, list[str]]:
             found = next((a for a in alt if a in dprops), None)
             if found:
                 fields[f"document_{key}"] = found
-    for name in ("chunk_id", "entity_id", "document_id"):
-        if fields.get(name) == ELEMENT_ID:
-            notes.append(
-                f"{name.replace('_', '.')}: no property is present and unique on every sampled "
-                f"node, so nodes are addressed by elementId() (stable while the node exists)"
-            )
-    mapping = PRESETS["guidedrag"].model_copy(update={"preset": "custom"})
-    return SchemaMapping.model_validate({**mapping.model_dump(), **fields}), notes
 
 
 # --- does a mapping fit the database? ------------------------------------------------------------

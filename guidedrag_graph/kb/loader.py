@@ -21,90 +21,29 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from itertools import pairwise
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import numpy as np
-from neo4j import Driver, NotificationMinimumSeverity, Record, Session
-from neo4j.exceptions import (
-    DriverError,
-    IncompleteCommit,
-    Neo4jError,
-    ServiceUnavailable,
-    SessionExpired,
-)
-from neo4j.vector import Vector
-from tqdm import tqdm
+from neo4j import Driver
+from neo4j.exceptions import IncompleteCommit, ServiceUnavailable, SessionExpired
 
 from guidedrag_graph import templates
 from guidedrag_graph.config import Settings, redact_uri
 from guidedrag_graph.db import ServerInfo, server_info
 from guidedrag_graph.embeddings import Embedder, embedder_for, vector_index_dimensions
 from guidedrag_graph.errors import ConfigurationError, DatabaseUnavailableError, EmbeddingError
-from guidedrag_graph.kb.bundle import RESERVED_PREFIX, Bundle, ChunkRow, read_bundle
+from guidedrag_graph.kb.batch_writes import BatchWriter, batches, progress_bar, write_chunks
+from guidedrag_graph.kb.bundle import RESERVED_PREFIX, Bundle, ChunkRow
+from guidedrag_graph.kb.bundle_reader import read_bundle
+from guidedrag_graph.kb.load_report import LoadReport
 from guidedrag_graph.migrate import migrate as apply_migrations
 from guidedrag_graph.schema import SchemaMapping
 
-T = TypeVar("T")
+__all__ = ["DEFAULT_BATCH_SIZE", "LoadReport", "check_dimensions", "load_bundle", "loader_query"]
 
 DEFAULT_BATCH_SIZE = 500
-
-
-@dataclass
-class LoadReport:
-    """What a load wrote and how long each stage took; ``created_*`` are 0 on a rerun."""
-
-    bundle: str
-    schema_preset: str
-    counts: dict[str, int]
-    chunks_embedded: int = 0
-    chunks_reused: int = 0
-    chunks_precomputed: int = 0
-    chunks_created: int = 0
-    chunks_merged: int = 0
-    entities_merged: int = 0
-    vectors_as_bytes: bool = False
-    nodes_created: int = 0
-    relationships_created: int = 0
-    properties_set: int = 0
-    migrations_applied: list[str] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def chunks_per_second(self) -> float:
-        seconds = self.timings.get("chunks", 0.0)
-        return self.counts.get("chunks", 0) / seconds if seconds > 0 else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "bundle": self.bundle,
-            "schema_preset": self.schema_preset,
-            "counts": self.counts,
-            "chunks_embedded": self.chunks_embedded,
-            "chunks_reused": self.chunks_reused,
-            "chunks_precomputed": self.chunks_precomputed,
-            "chunks_created": self.chunks_created,
-            "chunks_merged": self.chunks_merged,
-            "entities_merged": self.entities_merged,
-            "vectors_as_bytes": self.vectors_as_bytes,
-            "nodes_created": self.nodes_created,
-            "relationships_created": self.relationships_created,
-            "properties_set": self.properties_set,
-            "migrations_applied": self.migrations_applied,
-            "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
-            "chunks_per_second": round(self.chunks_per_second, 1),
-            "warnings": self.warnings,
-        }
-
-
-def _batches(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 def loader_query(name: str, schema: SchemaMapping, prefix: str = "") -> str:
@@ -143,48 +82,6 @@ class _Queries:
         self.reserved_types = schema.structural_relationship_types | (
             {schema.generic_relation_type} if schema.relation_mode == "property" else set()
         )
-
-
-class _Writer:
-    """Runs write batches and adds up the server's counters."""
-
-    def __init__(self, driver: Driver, database: str, report: LoadReport) -> None:
-        self.driver = driver
-        self.database = database
-        self.report = report
-
-    def session(self) -> Session:
-        # Loading into an empty database makes the server warn about property keys it has not
-        # seen yet ("c.text does not exist"): expected here, so those notifications are off.
-        return self.driver.session(
-            database=self.database, notifications_min_severity=NotificationMinimumSeverity.OFF
-        )
-
-    def read(self, query: str, params: dict[str, Any]) -> list[Record]:
-        with self.session() as session:
-            return list(session.execute_read(lambda tx: list(tx.run(query, params))))
-
-    def write(self, query: str, rows: list[dict[str, Any]]) -> None:
-        if not rows:
-            return
-        with self.session() as session:
-            summary = session.execute_write(lambda tx: tx.run(query, {"rows": rows}).consume())
-        counters = summary.counters
-        self.report.nodes_created += counters.nodes_created
-        self.report.relationships_created += counters.relationships_created
-        self.report.properties_set += counters.properties_set
-
-    def takes_vectors(self, probe: str) -> bool:
-        """True when the server accepts a VECTOR parameter (Bolt 6): embeddings go as bytes."""
-        try:
-            records = self.read(probe, {"v": Vector(np.array([0.6, 0.8], dtype=np.float32))})
-        except (Neo4jError, DriverError, TypeError, ValueError):
-            return False
-        return bool(records) and records[0]["dims"] == 2
-
-
-def _progress(total: int, desc: str, enabled: bool) -> tqdm[Any]:
-    return tqdm(total=total, desc=desc, unit="row", disable=not enabled, leave=True)
 
 
 def check_dimensions(
@@ -258,19 +155,10 @@ def _load_bundle(
     schema.check_loadable()
     started = time.perf_counter()
     bundle = path if isinstance(path, Bundle) else read_bundle(path)
-    database = settings.neo4j_database
-    needs_embedding = [c for c in bundle.chunks if c.id not in bundle.embeddings]
+    needs_embedding = any(c.id not in bundle.embeddings for c in bundle.chunks)
     if needs_embedding and embedder is None:
         embedder = embedder_for(settings)
-    report = LoadReport(
-        bundle=str(bundle.path),
-        schema_preset=schema.preset,
-        counts=bundle.counts(),
-        chunks_precomputed=len(bundle.embeddings),
-        entities_merged=len(bundle.merged_entities),
-    )
-    report.warnings.extend(bundle.warnings)
-    report.timings["read"] = time.perf_counter() - started
+    report = LoadReport.after_reading(bundle, schema, started)
     check_dimensions(driver, settings, bundle, embedder if needs_embedding else None)
     model = bundle.manifest.embedding_model
     if bundle.embeddings and model and embedder is not None and model != embedder.model_id:
@@ -278,39 +166,41 @@ def _load_bundle(
             f"the bundle's embeddings come from {model} but queries will be embedded with "
             f"{embedder.model_id}: similarities across two models are meaningless"
         )
-
     if migrate:
         report.migrations_applied = [
             m.path.name for m in apply_migrations(driver, settings, schema)
         ]
-    server = server_info(driver, database)
-    queries = _Queries(schema, server)
-    writer = _Writer(driver, database, report)
+    queries = _Queries(schema, server_info(driver, settings.neo4j_database))
+    writer = BatchWriter(driver, settings.neo4j_database, report)
     size = max(1, batch_size)
+    _write_documents_and_entities(bundle, queries, writer, size * 5, progress)
+    report.vectors_as_bytes = writer.takes_vectors(queries.vector_probe)
+    write_chunks(bundle, queries, writer, embedder, size, progress)
+    if queries.next_chunk is not None:
+        pairs = next_chunk_pairs(bundle.chunks)
+        writer.stage("next_chunk", pairs, queries.next_chunk, size * 5, progress)
+    t0 = time.perf_counter()
+    _load_relations(bundle, queries, writer, size * 5, progress)
+    report.timings["relations"] = time.perf_counter() - t0
+    report.timings["total"] = time.perf_counter() - started
+    return report
 
-    def stage(name: str, rows: list[dict[str, Any]], query: str, per_batch: int) -> None:
-        t0 = time.perf_counter()
-        with _progress(len(rows), name, progress) as bar:
-            for batch in _batches(rows, per_batch):
-                writer.write(query, list(batch))
-                bar.update(len(batch))
-        report.timings[name] = report.timings.get(name, 0.0) + time.perf_counter() - t0
 
-    stage(
-        "documents",
-        [
-            {
-                "id": d.id,
-                "title": d.title,
-                "source": d.source,
-                "date": d.date.isoformat() if d.date else None,
-                "metadata": d.metadata,
-            }
-            for d in bundle.documents
-        ],
-        queries.documents,
-        size * 5,
-    )
+def _write_documents_and_entities(
+    bundle: Bundle, queries: _Queries, writer: BatchWriter, per_batch: int, progress: bool
+) -> None:
+    """Documents, then the declared entities, then those only referenced (no type, no aliases)."""
+    documents = [
+        {
+            "id": d.id,
+            "title": d.title,
+            "source": d.source,
+            "date": d.date.isoformat() if d.date else None,
+            "metadata": d.metadata,
+        }
+        for d in bundle.documents
+    ]
+    writer.stage("documents", documents, queries.documents, per_batch, progress)
     entity_rows = [
         (
             e.declared,
@@ -326,23 +216,13 @@ def _load_bundle(
         )
         for e in bundle.entities
     ]
-    stage("entities", [r for d, r in entity_rows if d], queries.declared_entities, size * 5)
-    stage("entities", [r for d, r in entity_rows if not d], queries.referenced_entities, size * 5)
-
-    report.vectors_as_bytes = writer.takes_vectors(queries.vector_probe)
-    _load_chunks(bundle, queries, writer, embedder, size, progress, report)
-
-    if queries.next_chunk is not None:
-        stage("next_chunk", _next_chunk_pairs(bundle.chunks), queries.next_chunk, size * 5)
-
-    t0 = time.perf_counter()
-    _load_relations(bundle, queries, writer, size * 5, progress)
-    report.timings["relations"] = time.perf_counter() - t0
-    report.timings["total"] = time.perf_counter() - started
-    return report
+    declared = [r for d, r in entity_rows if d]
+    writer.stage("entities", declared, queries.declared_entities, per_batch, progress)
+    referenced = [r for d, r in entity_rows if not d]
+    writer.stage("entities", referenced, queries.referenced_entities, per_batch, progress)
 
 
-def _next_chunk_pairs(chunks: Iterable[ChunkRow]) -> list[dict[str, Any]]:
+def next_chunk_pairs(chunks: Iterable[ChunkRow]) -> list[dict[str, Any]]:
     """Consecutive chunks of each document, by position (file order when positions are absent)."""
     per_doc: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
     for order, chunk in enumerate(chunks):
@@ -355,107 +235,8 @@ def _next_chunk_pairs(chunks: Iterable[ChunkRow]) -> list[dict[str, Any]]:
     return pairs
 
 
-def _load_chunks(
-    bundle: Bundle,
-    queries: _Queries,
-    writer: _Writer,
-    embedder: Embedder | None,
-    size: int,
-    progress: bool,
-    report: LoadReport,
-) -> None:
-    """Per batch: which ids exist (one index seek), vectors, then CREATE new / MERGE known rows."""
-    t0 = time.perf_counter()
-    embed_seconds = 0.0
-    # Two stages in flight: the server writes batch n while Python prepares batch n + 1 (the
-    # driver waits on its socket without the GIL). One writer thread keeps the order of writes.
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="guidedrag-load")
-    pending: Future[None] | None = None
-
-    def write_batch(new_rows: list[dict[str, Any]], known_rows: list[dict[str, Any]]) -> None:
-        writer.write(queries.chunks_create, new_rows)
-        writer.write(queries.chunks_merge, known_rows)
-
-    with pool, _progress(len(bundle.chunks), "chunks", progress) as bar:
-        for batch in _batches(bundle.chunks, size):
-            ids = [c.id for c in batch]
-            present = {
-                r["id"]: (r["text"], r["has_embedding"])
-                for r in writer.read(queries.chunk_ids, {"ids": ids})
-            }
-            vectors: dict[str, np.ndarray] = {
-                c.id: bundle.embeddings[c.id] for c in batch if c.id in bundle.embeddings
-            }
-            missing = [c for c in batch if c.id not in vectors]
-            if missing:
-                # Resume: a chunk already in the database with the same text keeps its vector.
-                reusable = [
-                    c.id for c in missing if present.get(c.id, ("", False)) == (c.text, True)
-                ]
-                if reusable:
-                    for r in writer.read(queries.chunk_embeddings, {"ids": reusable}):
-                        vectors[r["id"]] = np.asarray(r["embedding"], dtype=np.float32)
-                    report.chunks_reused += len(reusable)
-                todo = [c for c in missing if c.id not in vectors]
-                if todo:
-                    assert embedder is not None
-                    e0 = time.perf_counter()
-                    fresh = embedder.embed_passages([c.text for c in todo])
-                    embed_seconds += time.perf_counter() - e0
-                    report.chunks_embedded += len(todo)
-                    vectors.update(
-                        zip(
-                            (c.id for c in todo),
-                            np.asarray(fresh, dtype=np.float32),
-                            strict=True,
-                        )
-                    )
-            embeddings = _embedding_params(
-                np.stack([vectors[c.id] for c in batch]), report.vectors_as_bytes
-            )
-            new_rows: list[dict[str, Any]] = []
-            known_rows: list[dict[str, Any]] = []
-            for c, embedding in zip(batch, embeddings, strict=True):
-                (known_rows if c.id in present else new_rows).append(
-                    {
-                        "id": c.id,
-                        "document_id": c.document_id,
-                        "text": c.text,
-                        "position": c.position,
-                        "metadata": c.metadata,
-                        "embedding": embedding,
-                        "entity_ids": bundle.chunk_entity_ids.get(c.id, []),
-                    }
-                )
-            if pending is not None:
-                pending.result()
-                bar.update(size)
-            pending = pool.submit(write_batch, new_rows, known_rows)
-            report.chunks_created += len(new_rows)
-            report.chunks_merged += len(known_rows)
-        if pending is not None:
-            pending.result()
-        bar.n = len(bundle.chunks)
-        bar.refresh()
-    report.timings["chunks"] = time.perf_counter() - t0
-    report.timings["embedding"] = embed_seconds
-
-
-def _embedding_params(matrix: np.ndarray, as_vectors: bool) -> list[Any]:
-    """One batch's vectors as query parameters, converted for the whole batch at once.
-
-    Bolt 6 servers get a ``Vector`` per row: big-endian float32 bytes, packed by the driver as one
-    byte string (a list of 384 floats costs ~384 packstream calls in pure Python). Older servers
-    get lists of floats (the float32 values widened to float64, exactly what was stored before).
-    """
-    if as_vectors:
-        big_endian = np.ascontiguousarray(matrix, dtype=">f4")
-        return [Vector(row.tobytes(), "f32") for row in big_endian]
-    return list(matrix.astype(np.float64).tolist())
-
-
 def _load_relations(
-    bundle: Bundle, queries: _Queries, writer: _Writer, size: int, progress: bool
+    bundle: Bundle, queries: _Queries, writer: BatchWriter, size: int, progress: bool
 ) -> None:
     with_chunk: list[dict[str, Any]] = []
     without_chunk: list[dict[str, Any]] = []
@@ -485,8 +266,8 @@ def _load_relations(
             (queries.relations_without_chunk, without_chunk),
         ]
     )
-    with _progress(len(bundle.relations), "relations", progress) as bar:
+    with progress_bar(len(bundle.relations), "relations", progress) as bar:
         for query, rows in plan:
-            for batch in _batches(rows, size):
+            for batch in batches(rows, size):
                 writer.write(query, list(batch))
                 bar.update(len(batch))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -98,44 +99,13 @@ def write_synthetic_bundle(
             }
             handle.write(json.dumps(entity) + "\n")
     relations = 0
-    block = 10_000
     with (
         (out_dir / "chunks.jsonl").open("w", encoding="utf-8") as chunks_out,
         (out_dir / "relations.jsonl").open("w", encoding="utf-8") as rels_out,
     ):
-        for start in range(0, spec.chunks, block):
-            n = min(block, spec.chunks - start)
-            # One cluster per document: its chunks are near each other, as real sections are.
-            doc_ids = (np.arange(start, start + n) // CHUNKS_PER_DOCUMENT).astype(np.int64)
-            centre_ids = (doc_ids * 2654435761 + spec.seed) % len(centres)
-            noise = rng.normal(scale=spec.noise, size=(n, spec.dims)).astype(np.float32)
-            vectors = np.round(unit_rows(centres[centre_ids] + noise), spec.decimals)
-            mention_counts = rng.integers(1, 5, size=n)
-            picks = rng.choice(entities, size=int(mention_counts.sum()), p=zipf)
-            offset = 0
-            for i in range(n):
-                cid = start + i
-                mentioned = sorted({int(x) for x in picks[offset : offset + mention_counts[i]]})
-                offset += int(mention_counts[i])
-                row: dict[str, object] = {
-                    "id": f"c{cid}",
-                    "document_id": f"d{doc_ids[i]}",
-                    "text": f"Chunk {cid} of document {doc_ids[i]} about "
-                    + ", ".join(f"Entity {e}" for e in mentioned),
-                    "position": cid % CHUNKS_PER_DOCUMENT,
-                    "entities": [f"e{e}" for e in mentioned],
-                    # The document's group, on the chunk: what filter-based retrievers
-                    # (neo4j-graphrag's VectorRetriever) can filter on.
-                    "metadata": {"group": sources[int(doc_ids[i])]},
-                    "embedding": vectors[i].tolist(),
-                }
-                chunks_out.write(json.dumps(row) + "\n")
-                if len(mentioned) >= 2 and cid % 2 == 0:
-                    predicate = PREDICATES[(cid // 2) % len(PREDICATES)]
-                    rel = {"head": f"e{mentioned[0]}", "type": predicate,
-                           "tail": f"e{mentioned[1]}", "chunk_id": f"c{cid}"}  # fmt: skip
-                    rels_out.write(json.dumps(rel) + "\n")
-                    relations += 1
+        block = _ChunkBlock(spec, rng, centres, zipf, sources)
+        for start in range(0, spec.chunks, _BLOCK):
+            relations += block.write(start, min(_BLOCK, spec.chunks - start), chunks_out, rels_out)
     manifest = {
         "format": "guidedrag-kb",
         "version": 1,
@@ -147,6 +117,64 @@ def write_synthetic_bundle(
     (out_dir / "bundle.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return {"documents": documents, "entities": entities, "chunks": spec.chunks,
             "relations": relations}  # fmt: skip
+
+
+_BLOCK = 10_000  # chunks drawn per round of random numbers
+
+
+class _ChunkBlock:
+    """Chunks (and their relations) ``_BLOCK`` at a time; the draws' order fixes the bundle."""
+
+    def __init__(
+        self,
+        spec: SyntheticSpec,
+        rng: np.random.Generator,
+        centres: np.ndarray,
+        zipf: np.ndarray,
+        sources: list[str],
+    ) -> None:
+        self.spec = spec
+        self.rng = rng
+        self.centres = centres
+        self.zipf = zipf
+        self.sources = sources
+
+    def write(self, start: int, n: int, chunks_out: TextIO, rels_out: TextIO) -> int:
+        """Write chunks ``start .. start + n - 1``; returns how many relations were written."""
+        spec, rng = self.spec, self.rng
+        # One cluster per document: its chunks are near each other, as real sections are.
+        doc_ids = (np.arange(start, start + n) // CHUNKS_PER_DOCUMENT).astype(np.int64)
+        centre_ids = (doc_ids * 2654435761 + spec.seed) % len(self.centres)
+        noise = rng.normal(scale=spec.noise, size=(n, spec.dims)).astype(np.float32)
+        vectors = np.round(unit_rows(self.centres[centre_ids] + noise), spec.decimals)
+        mention_counts = rng.integers(1, 5, size=n)
+        picks = rng.choice(len(self.zipf), size=int(mention_counts.sum()), p=self.zipf)
+        offset = 0
+        relations = 0
+        for i in range(n):
+            cid = start + i
+            mentioned = sorted({int(x) for x in picks[offset : offset + mention_counts[i]]})
+            offset += int(mention_counts[i])
+            row: dict[str, object] = {
+                "id": f"c{cid}",
+                "document_id": f"d{doc_ids[i]}",
+                "text": f"Chunk {cid} of document {doc_ids[i]} about "
+                + ", ".join(f"Entity {e}" for e in mentioned),
+                "position": cid % CHUNKS_PER_DOCUMENT,
+                "entities": [f"e{e}" for e in mentioned],
+                # The document's group, on the chunk: what filter-based retrievers
+                # (neo4j-graphrag's VectorRetriever) can filter on.
+                "metadata": {"group": self.sources[int(doc_ids[i])]},
+                "embedding": vectors[i].tolist(),
+            }
+            chunks_out.write(json.dumps(row) + "\n")
+            if len(mentioned) >= 2 and cid % 2 == 0:
+                predicate = PREDICATES[(cid // 2) % len(PREDICATES)]
+                rel = {"head": f"e{mentioned[0]}", "type": predicate,
+                       "tail": f"e{mentioned[1]}", "chunk_id": f"c{cid}"}  # fmt: skip
+                rels_out.write(json.dumps(rel) + "\n")
+                relations += 1
+        return relations
 
 
 def query_vectors(

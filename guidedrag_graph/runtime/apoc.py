@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 from guidedrag_graph.errors import Neo4jRuntimeError
+from guidedrag_graph.runtime.maven import (
+    copy_dependencies,
+    download_folder,
+    move_into_place,
+    mvn_executable,
+)
 
 # Server line -> the APOC Core release on Maven Central built for it (APOC follows the server's
 # major.minor; patch releases of the server keep working with the newest APOC of their line).
@@ -75,38 +79,21 @@ def install_apoc(server_version: str, cache_dir: Path, server_lib: Path) -> Path
     target = cache_dir / "apoc" / version
     if (target / ".complete").is_file():
         return target
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise Neo4jRuntimeError("Maven (mvn) is not on PATH: install it (apt-get install maven)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
-        work = Path(tmp)
-        (work / "pom.xml").write_text(_POM.format(version=version))
+    mvn = mvn_executable()
+    with download_folder(target) as work:
         log = target.parent / f"install-{version}.log"
-        cmd = [
-            mvn,
-            "-B",
-            "-q",
-            "dependency:copy-dependencies",
-            "-DincludeScope=runtime",
-            f"-DoutputDirectory={work / 'lib'}",
-        ]
-        with log.open("w") as fh:
-            proc = subprocess.run(cmd, cwd=work, stdout=fh, stderr=subprocess.STDOUT, check=False)
+        returncode = copy_dependencies(mvn, _POM.format(version=version), work, log)
         lib = work / "lib"
-        if proc.returncode != 0 or not list(lib.glob("apoc-core-*.jar")):
+        if returncode != 0 or not list(lib.glob("apoc-core-*.jar")):
             raise Neo4jRuntimeError(
                 f"downloading APOC Core {version} from Maven Central failed (exit "
-                f"{proc.returncode}); see {log}"
+                f"{returncode}); see {log}"
             )
         shipped = {_artifact(jar) for jar in server_lib.glob("*.jar")}
         for jar in lib.glob("*.jar"):
             if _artifact(jar) in shipped:
                 jar.unlink()
-        (lib / ".complete").write_text(version)
-        if target.exists():
-            shutil.rmtree(target)
-        lib.rename(target)
+        move_into_place(lib, target, version)
     return target
 
 

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
-import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -24,231 +21,9 @@ from pathlib import Path
 
 from guidedrag_graph.errors import Neo4jRuntimeError
 from guidedrag_graph.runtime.apoc import APOC_PATTERNS, copy_into_plugins, install_apoc
+from guidedrag_graph.runtime.jars import add_browser, install
 from guidedrag_graph.runtime.plugins import plugin_conf_lines
-
-log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class ServerLine:
-    """What differs between Neo4j release lines: Java, entry point and JVM flags."""
-
-    java_major: int
-    entry_point: str
-    extra_jvm_flags: tuple[str, ...]
-    extra_conf: tuple[str, ...]
-
-
-# Flags from the shipped conf/neo4j.conf, which a Maven-assembled home lacks. Without
-# --add-opens=java.base/java.nio the vector index population stalls short of ONLINE.
-_COMMON_JVM_FLAGS = (
-    "-XX:+UseG1GC",
-    "-XX:-OmitStackTraceInFastThrow",
-    "-XX:+UnlockExperimentalVMOptions",
-    "-XX:+TrustFinalNonStaticFields",
-    "-XX:+DisableExplicitGC",
-    "-Djdk.nio.maxCachedBufferSize=1024",
-    "-Dio.netty.tryReflectionSetAccessible=true",
-    "--add-opens=java.base/java.nio=ALL-UNNAMED",
-    "--add-opens=java.base/java.io=ALL-UNNAMED",
-    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-    "--enable-native-access=ALL-UNNAMED",
-    "-Dlog4j2.disable.jmx=true",
-    "-Dfile.encoding=UTF-8",
-)
-
-LINE_5 = ServerLine(
-    java_major=17,
-    entry_point="org.neo4j.server.CommunityEntryPoint",
-    extra_jvm_flags=(),
-    extra_conf=(),
-)
-LINE_CALVER = ServerLine(
-    java_major=25,
-    entry_point="org.neo4j.server.Neo4jCommunity",
-    extra_jvm_flags=(
-        "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-        "--add-modules=jdk.incubator.vector",
-        "-Dorg.neo4j.shaded.lucene9.vectorization.upperJavaFeatureVersion=25",
-        "--sun-misc-unsafe-memory-access=allow",
-    ),
-    extra_conf=(
-        "db.query.default_language=CYPHER_25",
-        "server.fleet_discovery.enabled=false",
-        "dbms.fleet_manager.enabled=false",
-    ),
-)
-
-# Versions we have run the whole suite on. Others are allowed but warned about by the CLI.
-PINNED_VERSIONS = ("2026.08.1", "5.26.30")
-
-
-def server_line(version: str) -> ServerLine:
-    """5.x runs on Java 17; the CalVer line (2025.xx, 2026.xx) on Java 25."""
-    if re.fullmatch(r"5\.\d+\.\d+", version):
-        return LINE_5
-    if re.fullmatch(r"20\d\d\.\d\d\.\d+", version):
-        if version == "2026.08.0":
-            raise Neo4jRuntimeError(
-                "Neo4j 2026.08.0 is withdrawn by its own release note; use 2026.08.1"
-            )
-        return LINE_CALVER
-    raise Neo4jRuntimeError(
-        f"unsupported Neo4j version {version!r}: use 5.26.x or a 2025/2026 CalVer version "
-        f"such as {PINNED_VERSIONS[0]}"
-    )
-
-
-def _java_major(java_home: Path) -> int | None:
-    release = java_home / "release"
-    if not release.is_file():
-        return None
-    match = re.search(r'JAVA_VERSION="(\d+)', release.read_text(errors="replace"))
-    return int(match.group(1)) if match else None
-
-
-def find_java(major: int) -> Path:
-    """The ``java`` binary of a JDK of exactly ``major``; JAVA_HOME first, then /usr/lib/jvm."""
-    candidates: list[Path] = []
-    for var in (f"GUIDEDRAG_JAVA{major}_HOME", "JAVA_HOME"):
-        if os.environ.get(var):
-            candidates.append(Path(os.environ[var]))
-    jvm_root = Path("/usr/lib/jvm")
-    if jvm_root.is_dir():
-        candidates.extend(sorted(p for p in jvm_root.iterdir() if p.is_dir()))
-    for home in candidates:
-        if _java_major(home) == major and (home / "bin" / "java").is_file():
-            return home / "bin" / "java"
-    raise Neo4jRuntimeError(
-        f"no Java {major} found (looked at $GUIDEDRAG_JAVA{major}_HOME, $JAVA_HOME and "
-        f"/usr/lib/jvm/*): install a JDK {major} (e.g. temurin-{major}-jdk) or set "
-        f"GUIDEDRAG_JAVA{major}_HOME"
-    )
-
-
-_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>guidedrag.local</groupId><artifactId>neo4j-server</artifactId>
-  <version>1</version><packaging>pom</packaging>
-  <dependencies>
-    <dependency><groupId>org.neo4j</groupId><artifactId>neo4j</artifactId>
-      <version>{version}</version></dependency>
-  </dependencies>
-</project>
-"""
-
-
-def lib_dir(cache_dir: Path, version: str) -> Path:
-    return cache_dir / version / "lib"
-
-
-def install(version: str, cache_dir: Path, *, quiet: bool = True) -> Path:
-    """Download Neo4j ``version``'s jars with Maven into the cache, reusing a complete copy.
-
-    The jars land in a temporary folder renamed into place at the end, so an interrupted
-    download never passes for a complete one.
-    """
-    server_line(version)
-    target = lib_dir(cache_dir, version)
-    if (target / ".complete").is_file():
-        return target
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise Neo4jRuntimeError("Maven (mvn) is not on PATH: install it (apt-get install maven)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
-        work = Path(tmp)
-        (work / "pom.xml").write_text(_POM.format(version=version))
-        log = target.parent / "install.log"
-        cmd = [
-            mvn,
-            "-B",
-            "dependency:copy-dependencies",
-            "-DincludeScope=runtime",
-            f"-DoutputDirectory={work / 'lib'}",
-        ]
-        if quiet:
-            cmd.insert(2, "-q")
-        with log.open("w") as fh:
-            proc = subprocess.run(cmd, cwd=work, stdout=fh, stderr=subprocess.STDOUT, check=False)
-        jars = list((work / "lib").glob("neo4j-*.jar")) if (work / "lib").is_dir() else []
-        if proc.returncode != 0 or not jars:
-            raise Neo4jRuntimeError(
-                f"downloading Neo4j {version} from Maven Central failed (exit {proc.returncode}); "
-                f"see {log}. Check the version exists on Maven Central and the network reaches it."
-            )
-        (work / "lib" / ".complete").write_text(version)
-        if target.exists():
-            shutil.rmtree(target)
-        (work / "lib").rename(target)
-    return target
-
-
-# Neo4j Browser: the Community server serves /browser/ from any jar on its class path holding
-# the `browser/` static files. Maven-assembled homes lack it (404), so we add the client jar.
-BROWSER_ARTIFACT = "org.neo4j.client:neo4j-browser"
-BROWSER_VERSION = "5.24.0"
-
-
-def browser_jar(cache_dir: Path, version: str = BROWSER_VERSION) -> Path:
-    return cache_dir / "neo4j-browser" / version / f"neo4j-browser-{version}.jar"
-
-
-def install_browser(cache_dir: Path, version: str = BROWSER_VERSION) -> Path:
-    """Download the Neo4j Browser jar from Maven Central into the cache (reused when present).
-
-    Written to a temporary name and renamed, so an interrupted download is never taken for a jar.
-    """
-    target = browser_jar(cache_dir, version)
-    if target.is_file():
-        return target
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise Neo4jRuntimeError("Maven (mvn) is not on PATH: install it (apt-get install maven)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
-        proc = subprocess.run(
-            [
-                mvn,
-                "-B",
-                "-q",
-                "dependency:copy",
-                f"-Dartifact={BROWSER_ARTIFACT}:{version}",
-                f"-DoutputDirectory={tmp}",
-            ],
-            cwd=tmp,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        jar = Path(tmp) / target.name
-        if proc.returncode != 0 or not jar.is_file():
-            raise Neo4jRuntimeError(
-                f"downloading Neo4j Browser {version} ({BROWSER_ARTIFACT}) from Maven Central "
-                f"failed (exit {proc.returncode}): {(proc.stdout + proc.stderr).strip()[-300:]}"
-            )
-        jar.rename(target)
-    return target
-
-
-def add_browser(plugins_dir: Path, cache_dir: Path) -> Path | None:
-    """Put the Browser jar into a server's ``plugins/`` (on its class path); None if unavailable.
-
-    Best effort: a server without Browser still serves Bolt, so a failed download only warns.
-    """
-    try:
-        jar = install_browser(cache_dir)
-    except Neo4jRuntimeError as exc:
-        log.warning("Neo4j Browser not added: %s", exc)
-        return None
-    plugins_dir.mkdir(parents=True, exist_ok=True)
-    for old in plugins_dir.glob("neo4j-browser-*.jar"):
-        if old.name != jar.name:
-            old.unlink()
-    placed = plugins_dir / jar.name
-    if not placed.is_file() or placed.stat().st_size != jar.stat().st_size:
-        shutil.copyfile(jar, placed)
-    return placed
+from guidedrag_graph.runtime.versions import COMMON_JVM_FLAGS, find_java, server_line
 
 
 def java_argfile_quote(arg: str) -> str:
@@ -408,7 +183,7 @@ class LocalNeo4j:
         args = [
             "-cp",
             f"{conf_dir}/*:{lib}/*",
-            *_COMMON_JVM_FLAGS,
+            *COMMON_JVM_FLAGS,
             *self.line.extra_jvm_flags,
             f"-Dbasedir={self.home}",
             "org.neo4j.cli.AdminTool",
@@ -461,7 +236,7 @@ class LocalNeo4j:
                 str(java),
                 "-cp",
                 f"{conf_dir}/*:{lib}/*",
-                *_COMMON_JVM_FLAGS,
+                *COMMON_JVM_FLAGS,
                 *self.line.extra_jvm_flags,
                 f"-Xmx{heap}",
                 f"-Dbasedir={self.home}",
@@ -487,6 +262,36 @@ class LocalNeo4j:
     def start(self, timeout_s: float = 180.0) -> float:
         """Start in the background and wait until Bolt answers; returns seconds taken."""
         began = time.monotonic()
+        self._refuse_if_busy()
+        java = find_java(self.line.java_major)
+        lib = install(self.version, self.cache_dir)
+        if self.with_apoc:
+            copy_into_plugins(
+                install_apoc(self.version, self.cache_dir, lib), self.home / "plugins"
+            )
+        conf_dir = self._write_conf()
+        add_browser(self.home / "plugins", self.cache_dir)  # http://127.0.0.1:<http>/browser/
+        self._set_initial_password(java, lib, conf_dir)
+        proc = self._launch(java, lib, conf_dir)
+        deadline = began + timeout_s
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                self.state_file.unlink(missing_ok=True)
+                raise Neo4jRuntimeError(
+                    f"Neo4j {self.version} exited with code {proc.returncode} during start; "
+                    f"see {self.log_file} and {self.home / 'logs' / 'neo4j.log'}"
+                )
+            if self._bolt_answers():
+                return time.monotonic() - began
+            time.sleep(0.5)
+        self.stop()
+        raise Neo4jRuntimeError(
+            f"Neo4j {self.version} did not answer on {self.uri} within {timeout_s:.0f}s; "
+            f"see {self.log_file}"
+        )
+
+    def _refuse_if_busy(self) -> None:
+        """A server of this home already running, or either port taken, stops the start."""
         current = self.status()
         if current.running:
             raise Neo4jRuntimeError(
@@ -499,20 +304,14 @@ class LocalNeo4j:
                     f"port {port} on 127.0.0.1 is already in use: stop what holds it or choose "
                     f"other ports (--bolt-port/--http-port, GUIDEDRAG_NEO4J_BOLT_PORT)"
                 )
-        java = find_java(self.line.java_major)
-        lib = install(self.version, self.cache_dir)
-        if self.with_apoc:
-            copy_into_plugins(
-                install_apoc(self.version, self.cache_dir, lib), self.home / "plugins"
-            )
-        conf_dir = self._write_conf()
-        add_browser(self.home / "plugins", self.cache_dir)  # http://127.0.0.1:<http>/browser/
-        self._set_initial_password(java, lib, conf_dir)
+
+    def _launch(self, java: Path, lib: Path, conf_dir: Path) -> subprocess.Popen[bytes]:
+        """The server JVM in its own session (``stop`` ends its group), and the state file."""
         cmd = [
             str(java),
             "-cp",
             f"{self.home / 'plugins'}/*:{conf_dir}/*:{lib}/*",
-            *_COMMON_JVM_FLAGS,
+            *COMMON_JVM_FLAGS,
             *self.line.extra_jvm_flags,
             f"-Xms{self.heap}",
             f"-Xmx{self.heap}",
@@ -544,22 +343,7 @@ class LocalNeo4j:
                 }
             )
         )
-        deadline = began + timeout_s
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                self.state_file.unlink(missing_ok=True)
-                raise Neo4jRuntimeError(
-                    f"Neo4j {self.version} exited with code {proc.returncode} during start; "
-                    f"see {self.log_file} and {self.home / 'logs' / 'neo4j.log'}"
-                )
-            if self._bolt_answers():
-                return time.monotonic() - began
-            time.sleep(0.5)
-        self.stop()
-        raise Neo4jRuntimeError(
-            f"Neo4j {self.version} did not answer on {self.uri} within {timeout_s:.0f}s; "
-            f"see {self.log_file}"
-        )
+        return proc
 
     def _bolt_answers(self) -> bool:
         from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable

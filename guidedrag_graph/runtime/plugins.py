@@ -25,6 +25,7 @@ from pathlib import Path
 
 from guidedrag_graph.errors import Neo4jRuntimeError
 from guidedrag_graph.resources import plugin_dir
+from guidedrag_graph.runtime.maven import mvn_executable
 
 MANIFEST = "guidedrag-plugins.json"
 RANK_PLUGIN_NAME = "guidedrag-rank.jar"
@@ -134,12 +135,10 @@ def build_rank_plugin(cache_dir: Path, *, source: Path | None = None, quiet: boo
     target = cache_dir / "plugins" / f"guidedrag-rank-{_sources_digest(source)}.jar"
     if target.is_file():
         return target
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise Neo4jRuntimeError(
-            "Maven (mvn) is not on PATH: install it (apt-get install maven) to build the rank "
-            "plugin, or run without it (retrieval then ranks in pure Cypher)"
-        )
+    mvn = mvn_executable(
+        "Maven (mvn) is not on PATH: install it (apt-get install maven) to build the rank "
+        "plugin, or run without it (retrieval then ranks in pure Cypher)"
+    )
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
         work = Path(tmp) / "plugin"

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from neo4j import Driver
 
+from guidedrag_graph import templates
 from guidedrag_graph.schema import SchemaMapping, name_key, relation_type_name
 from guidedrag_graph.selection import ast as A
 
@@ -117,78 +118,49 @@ class InMemoryGraph:
 
     # --- loading into Neo4j (for differential tests and examples) ------------------------------
     def load_into(self, driver: Driver, schema: SchemaMapping, database: str | None = None) -> None:
-        """Write this graph with ``schema``'s names (types or property relation mode)."""
-        q = schema.q
-        driver.execute_query(
-            f"UNWIND $docs AS d CREATE (n:{q(schema.document_label)}) "
-            f"SET n.{q(schema.document_id)} = d.id, n.{q(schema.document_title)} = d.title, "
-            f"n.{q(schema.document_source)} = d.source, n.{q(schema.document_date)} = d.date",
-            {
-                "docs": [
+        """Write this graph with ``schema``'s names (types or property relation mode), through
+        ``cypher/memory_graph_load.cypher``."""
+        rows: dict[str, tuple[str, list[dict[str, object]]]] = {
+            "documents": (
+                "docs",
+                [
                     {"id": d.id, "title": d.title, "source": d.source, "date": d.date}
                     for d in self.documents.values()
-                ]
-            },
-            database_=database,
-        )
-        driver.execute_query(
-            f"UNWIND $chunks AS row MATCH (d:{q(schema.document_label)} "
-            f"{{{q(schema.document_id)}: row.doc}}) "
-            f"CREATE (c:{q(schema.chunk_label)}) SET c.{q(schema.chunk_id)} = row.id, "
-            f"c.{q(schema.chunk_text)} = row.id CREATE {schema.part_of_pattern('c', 'd')}",
-            {"chunks": [{"id": c, "doc": d} for c, d in self.chunks.items()]},
-            database_=database,
-        )
-        driver.execute_query(
-            f"UNWIND $entities AS row CREATE (e:{q(schema.entity_label)}) "
-            f"SET e.{q(schema.entity_id)} = row.id, e.{q(schema.entity_name)} = row.name, "
-            f"e.{q(schema.entity_key)} = row.key, e.{q(schema.entity_aliases)} = row.aliases, "
-            f"e.{q(schema.entity_alias_keys)} = row.alias_keys, "
-            f"e.{q(schema.entity_type)} = row.type",
-            {
-                "entities": [
-                    {
-                        "id": e.id,
-                        "name": e.name,
-                        "key": name_key(e.name),
-                        "aliases": list(e.aliases),
-                        "alias_keys": [name_key(a) for a in e.aliases],
-                        "type": e.type,
-                    }
-                    for e in self.entities.values()
-                ]
-            },
-            database_=database,
-        )
-        driver.execute_query(
-            f"UNWIND $rows AS row "
-            f"MATCH (c:{q(schema.chunk_label)} {{{q(schema.chunk_id)}: row.c}}) "
-            f"MATCH (e:{q(schema.entity_label)} {{{q(schema.entity_id)}: row.e}}) "
-            f"CREATE {schema.mentions_pattern('c', 'e')}",
-            {"rows": [{"c": c, "e": e} for c, e in sorted(self.mentions)]},
-            database_=database,
-        )
+                ],
+            ),
+            "chunks": ("chunks", [{"id": c, "doc": d} for c, d in self.chunks.items()]),
+            "entities": ("entities", [_entity_row(e) for e in self.entities.values()]),
+            "mentions": ("rows", [{"c": c, "e": e} for c, e in sorted(self.mentions)]),
+        }
+        for part, (parameter, values) in rows.items():
+            query = templates.fragment("memory_graph_load", part, schema)
+            driver.execute_query(query, {parameter: values}, database_=database)
         self._load_relations(driver, schema, database)
 
     def _load_relations(self, driver: Driver, schema: SchemaMapping, database: str | None) -> None:
-        q = schema.q
         by_type: dict[str, list[dict[str, str]]] = {}
         for head, rtype, tail in sorted(self.relations):
             by_type.setdefault(rtype, []).append({"h": head, "t": tail, "type": rtype})
-        match = (
-            f"UNWIND $rows AS row MATCH (h:{q(schema.entity_label)} "
-            f"{{{q(schema.entity_id)}: row.h}}) MATCH (t:{q(schema.entity_label)} "
-            f"{{{q(schema.entity_id)}: row.t}}) "
-        )
         for rtype, rows in by_type.items():
             if schema.relation_mode == "types":
-                cypher = match + f"CREATE (h)-[r:{q(rtype)}]->(t) SET r.predicate = row.type"
-            else:
-                cypher = (
-                    match + f"CREATE (h)-[r:{q(schema.generic_relation_type)}]->(t) "
-                    f"SET r.{q(schema.relation_type_property)} = row.type"
+                relation = templates.Relation((rtype,), "out")
+                query = templates.fragment(
+                    "memory_graph_load", "relations", schema, relation=relation
                 )
-            driver.execute_query(cypher, {"rows": rows}, database_=database)
+            else:
+                query = templates.fragment("memory_graph_load", "relations_property", schema)
+            driver.execute_query(query, {"rows": rows}, database_=database)
+
+
+def _entity_row(e: EntityRec) -> dict[str, object]:
+    return {
+        "id": e.id,
+        "name": e.name,
+        "key": name_key(e.name),
+        "aliases": list(e.aliases),
+        "alias_keys": [name_key(a) for a in e.aliases],
+        "type": e.type,
+    }
 
 
 def evaluate(expr: A.Expr, graph: InMemoryGraph, *, hop_cap: int = 10_000) -> set[str]:

@@ -1,0 +1,60 @@
+"""The harness's own reads and writes of the KB, beside the pipeline's: corpus size, whether a
+selection holds the answer chunk, and clearing the KB between question sets (the queries are
+``cypher/selection_size``, ``selection_members`` and ``kb_wipe``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from neo4j import Driver
+
+from guidedrag_graph import templates
+from guidedrag_graph.config import Settings
+from guidedrag_graph.db import read_query
+from guidedrag_graph.schema import schema_from_settings
+from guidedrag_graph.selection import Expr, Selector
+
+
+def corpus_size(driver: Driver, settings: Settings) -> int:
+    """Number of chunks in the KB: the search space of base RAG (U)."""
+    schema = schema_from_settings(settings)
+    every = templates.fragment("select_all", "alone", schema)
+    query = templates.query("selection_size", schema, selection=every)
+    rows = read_query(driver, query, database=settings.neo4j_database)
+    return int(rows[0]["selection_size"])
+
+
+def gold_in_selection(
+    selector: Selector, settings: Settings, expr: Expr, gold_ids: Sequence[str]
+) -> bool:
+    """Whether any answer chunk belongs to the selection (one read query, after retrieval)."""
+    prep = selector.prepare(expr)
+    if prep.empty is not None or not gold_ids:
+        return False
+    schema = schema_from_settings(settings)
+    rows = read_query(
+        selector.driver,
+        templates.query("selection_members", schema, selection=prep.compiled.cypher),
+        {**prep.compiled.params, "candidate_ids": list(gold_ids)},
+        database=settings.neo4j_database,
+    )
+    return bool(rows)
+
+
+def clear_kb(driver: Driver, settings: Settings) -> int:
+    """Delete every chunk, document and entity node (migrations and indexes stay).
+
+    Used only when the caller asked for it (``guidedrag eval --reload``): the precision experiment
+    needs the unanswerable KB, which lacks some entities, in place of the full one.
+    """
+    schema = schema_from_settings(settings)
+    deleted = 0
+    for part in ("chunks", "documents", "entities"):
+        query = templates.fragment("kb_wipe", part, schema)
+        while True:
+            records, _, _ = driver.execute_query(query, database_=settings.neo4j_database)
+            n = int(records[0]["deleted"])
+            deleted += n
+            if n == 0:
+                break
+    return deleted
