@@ -205,7 +205,7 @@ def test_users_kg_through_a_mapping_file_only(
         report = adopt(driver, configured, schema)
         tuned = configured.model_copy(update={"planner_exact_max": 0})
         with GuidedRAG(tuned, driver=driver, embedder=embedder) as rag:
-            supports = rag.retriever.server.supports_search_in_filter
+            supports = rag.graph.server.supports_search_in_filter
             assert report.vector_index_filtered == supports
             phobos = rag.retrieve("How often does Phobos orbit Mars?", "entity('Phobos')")
             typo = Selector(driver, configured).prepare("entity('Phobso')")
