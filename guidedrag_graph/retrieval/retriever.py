@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -39,11 +39,26 @@ from guidedrag_graph.vocabulary import RANKERS
 
 @dataclass(frozen=True)
 class _Candidates:
-    """Soft steering's merged candidates, their boosted relevance, and how they were found."""
+    """Candidates, the relevance they are ordered by, and how they were found (``fetched``:
+    its query is the ranking's ``cypher``; under soft steering, U's top)."""
 
     chunks: list[RankedChunk]
     relevance: list[float]
-    fetched: Fetched  # U's top (the query shown as the ranking's cypher)
+    fetched: Fetched
+
+    @classmethod
+    def scored(cls, chunks: list[RankedChunk], fetched: Fetched) -> _Candidates:
+        """Hard steering: ordered by their own score."""
+        return cls(chunks, [c.score for c in chunks], fetched)
+
+
+@dataclass(frozen=True)
+class _Size:
+    """A selection's size and what counting it cost (nothing when it was known)."""
+
+    size: int | None
+    timings: dict[str, float] = field(default_factory=dict)
+    queries: tuple[str, ...] = ()
 
 
 class Retriever:
@@ -84,11 +99,7 @@ class Retriever:
         forces a physical path (one of ``vocabulary.PATHS``) instead of the planner's.
         """
         _check_ranker(ranker)
-        if steering not in ("hard", "soft"):
-            raise ConfigurationError(
-                f"unknown steering {steering!r} for a selection; use 'hard' or 'soft' "
-                "(auto ranks graded tiers: Retriever.rank_tiers)"
-            )
+        _check_steering(steering)
         settings = self.graph.settings
         k = k or settings.top_k
         threshold = settings.similarity_threshold if threshold is None else threshold
@@ -103,36 +114,20 @@ class Retriever:
                 fetch_k=fetch_k,
                 mmr_lambda=mmr_lambda,
             )
-        with_embedding = ranker == "mmr"
         fetch = max(fetch_k or (settings.mmr_fetch_k if ranker == "mmr" else k), k)
         vector: list[float] = np.asarray(query_vector, dtype=np.float64).ravel().tolist()
-        timings: dict[str, float] = {}
-        queries: list[str] = []
-        size = None if selection.is_all else selection_size
-        if size is None and not selection.is_all:
-            started = time.perf_counter()
-            size = self.paths.size(selection)
-            timings["selection_size"] = time.perf_counter() - started
-            queries.append(self.paths.size_query(selection))
-        plan = Plan(path) if path else self.planner.plan(size, selection.is_all)
+        sized = self._size(selection, selection_size)
+        plan = Plan(path) if path else self.planner.plan(sized.size, selection.is_all)
         chosen = plan.path
         if selection.is_all and chosen != "index":
             chosen = chosen if chosen in ("exact", "plugin") else "index"
 
         started = time.perf_counter()
-        if steering == "hard" or selection.is_all:
-            fetched = self.paths.rank(chosen, vector, selection, fetch, with_embedding)
-            in_selection = None if selection.is_all else True
-            candidates = [RankedChunk.from_row(r, in_selection) for r in fetched.rows]
-            relevance = [c.score for c in candidates]
-        else:
-            soft = self._soft(chosen, vector, selection, size, fetch, with_embedding)
-            candidates, relevance, fetched = soft.chunks, soft.relevance, soft.fetched
-        timings["ranking"] = time.perf_counter() - started
-
+        found = self._candidates(chosen, vector, selection, sized.size, fetch, ranker, steering)
+        ranked_s = time.perf_counter() - started
         ordered = final_order(
-            candidates,
-            relevance,
+            found.chunks,
+            found.relevance,
             k=k,
             ranker=ranker,
             threshold=threshold,
@@ -144,12 +139,46 @@ class Retriever:
             path=chosen,
             ranker=ranker,
             steering="hard" if selection.is_all else steering,
-            selection_size=size,
-            cypher=fetched.cypher,
-            params=fetched.params,
-            timings={**timings, **ordered.timings},
-            queries=queries + list(fetched.queries),
-            notes=list(plan.notes) + list(fetched.notes),
+            selection_size=sized.size,
+            cypher=found.fetched.cypher,
+            params=found.fetched.params,
+            timings={**sized.timings, "ranking": ranked_s, **ordered.timings},
+            queries=list(sized.queries + found.fetched.queries),
+            notes=list(plan.notes + found.fetched.notes),
+        )
+
+    def _candidates(
+        self,
+        path: str,
+        vector: list[float],
+        selection: CompiledSelectionLike,
+        size: int | None,
+        fetch: int,
+        ranker: str,
+        steering: str,
+    ) -> _Candidates:
+        """The selection's top ``fetch`` through ``path`` (hard), or merged with U's (soft)."""
+        with_embedding = ranker == "mmr"
+        if steering == "soft" and not selection.is_all:
+            return self._soft(path, vector, selection, size, fetch, with_embedding)
+        fetched = self.paths.rank(path, vector, selection, fetch, with_embedding)
+        in_selection = None if selection.is_all else True
+        return _Candidates.scored(
+            [RankedChunk.from_row(r, in_selection) for r in fetched.rows], fetched
+        )
+
+    def _size(self, selection: CompiledSelectionLike, known: int | None) -> _Size:
+        """The selection's size: unknown for U, the caller's if given, else one count query."""
+        if selection.is_all:
+            return _Size(None)
+        if known is not None:
+            return _Size(known)
+        started = time.perf_counter()
+        size = self.paths.size(selection)
+        return _Size(
+            size,
+            {"selection_size": time.perf_counter() - started},
+            (self.paths.size_query(selection),),
         )
 
     def _soft(
@@ -288,6 +317,14 @@ class Retriever:
             params["index_name"] = settings.vector_index_name
         query = render(name, schema, selection_cypher=compiled.prelude, replacements=replacements)
         return query, params
+
+
+def _check_steering(steering: str) -> None:
+    if steering not in ("hard", "soft"):
+        raise ConfigurationError(
+            f"unknown steering {steering!r} for a selection; use 'hard' or 'soft' "
+            "(auto ranks graded tiers: Retriever.rank_tiers)"
+        )
 
 
 def _check_ranker(ranker: str) -> None:
