@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from neo4j import Driver, GraphDatabase, RoutingControl
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db import server_info
@@ -48,8 +49,6 @@ from guidedrag_graph.kb.synthetic import (
     write_synthetic_bundle,
 )
 from guidedrag_graph.migrate import migrate
-from guidedrag_graph.query_templates import executable, render
-from guidedrag_graph.resources import cypher_template
 from guidedrag_graph.retrieval import PATHS, Retriever
 from guidedrag_graph.schema import PRESETS
 from guidedrag_graph.selection.selector import Selector
@@ -141,8 +140,8 @@ def run_size(driver: Driver, settings: Settings, chunks: int, args: argparse.Nam
     procedures = {r["name"] for r in driver.execute_query("SHOW PROCEDURES YIELD name").records}
     paths = [p for p in PATHS if p != "plugin" or "guidedrag.rank" in procedures]
     rows: list[dict[str, Any]] = []
-    postfilter = render("bench_search_postfilter", SCHEMA)
-    sel_vectors = render("bench_selection_vectors", SCHEMA)
+    postfilter = templates.query("bench_search_postfilter", SCHEMA)
+    sel_vectors = templates.query("bench_selection_vectors", SCHEMA)
     groups = [g for g, n in SELECTION_SOURCES.items() if n * 2 <= chunks]
     truths: dict[str, list[list[str]]] = {}
     for group in groups:
@@ -222,10 +221,10 @@ def graphrag_rows(
     result: list[dict[str, Any]] = []
     for declared in (False, True):
         if declared:
-            driver.execute_query(render("bench_vector_index_drop", SCHEMA))
+            driver.execute_query(templates.query("bench_vector_index_drop", SCHEMA))
             t0 = time.perf_counter()
             # DDL for the default schema only (the benchmark's), so not renamed.
-            driver.execute_query(executable(cypher_template("bench_vector_index_with_group")))
+            driver.execute_query(templates.query("bench_vector_index_with_group", SCHEMA))
             out["vector_index_build_s"] = round(wait_online(driver) + time.perf_counter() - t0, 1)
             print(f"vector index rebuilt with the group property in {out['vector_index_build_s']}s")
         retriever = VectorRetriever(driver, "chunk_embedding", return_properties=["id"])

@@ -7,9 +7,9 @@
 :param group => 'sel100';
 
 CYPHER 25
-MATCH (c:Chunk)
+MATCH (c:/*chunk_label*/Chunk)
   SEARCH c IN (VECTOR INDEX chunk_embedding FOR $query_vector LIMIT $fetch_k) SCORE AS score
 WITH c, score WHERE c['group'] = $group
-RETURN c.id AS id, score
+RETURN /*chunk_id*/c.id AS id, score
 ORDER BY score DESC, id
 LIMIT $k

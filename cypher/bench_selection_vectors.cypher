@@ -2,5 +2,5 @@
 // their ids and vectors, for exact NumPy ranking over the same selection. Columns: id, embedding.
 :param group => 'sel100';
 
-MATCH (d:Document {source: $group})<-[:PART_OF]-(c:Chunk)
-RETURN c.id AS id, c.embedding AS embedding
+MATCH (d:/*document_label*/Document {source: $group})<-[:PART_OF]-(c:/*chunk_label*/Chunk)
+RETURN /*chunk_id*/c.id AS id, /*chunk_embedding*/c.embedding AS embedding

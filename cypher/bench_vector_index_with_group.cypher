@@ -2,6 +2,6 @@
 // properties, so SEARCH ... WHERE c.group = ... filters inside the index. Columns: none.
 CYPHER 25
 CREATE VECTOR INDEX chunk_embedding IF NOT EXISTS
-FOR (c:Chunk) ON c.embedding
-WITH [c.id, c.group]
+FOR (c:/*chunk_label*/Chunk) ON /*chunk_embedding*/c.embedding
+WITH [/*chunk_id*/c.id, c.group]
 OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}

@@ -4,10 +4,10 @@
 // escaped, every value a $param_N parameter. The ids join the selection as `... & chunks(ids)`.
 // Columns: chunk_id.
 :param param_0 => 1;
-MATCH (c:`Chunk`)
+MATCH (c:/*chunk_label*/`Chunk`)
 WHERE
 // selection:begin
-c.position <= $param_0
+/*chunk_position*/c.position <= $param_0
 // selection:end
-RETURN c.id AS chunk_id
+RETURN /*chunk_id*/c.id AS chunk_id
 ORDER BY chunk_id

@@ -3,9 +3,9 @@
 // Columns: name, mentions, relations.
 :param limit => 5;
 
-MATCH (e:Entity)
-WITH e, COUNT { (e)<-[:MENTIONS]-(:Chunk) } AS mentions,
-     COUNT { (e)--(:Entity) } AS relations
-ORDER BY mentions + relations DESC, e.name
+MATCH (e:/*entity_label*/Entity)
+WITH e, COUNT { (e)<-[:MENTIONS]-(:/*chunk_label*/Chunk) } AS mentions,
+     COUNT { (e)--(:/*entity_label*/Entity) } AS relations
+ORDER BY mentions + relations DESC, /*entity_name*/e.name
 LIMIT $limit
-RETURN e.name AS name, mentions, relations;
+RETURN /*entity_name*/e.name AS name, mentions, relations;

@@ -17,15 +17,15 @@
 :param mention_cap => 1000;
 CALL () {
   UNWIND $grams AS g
-  MATCH (e:Entity) WHERE e.name_key = g
+  MATCH (e:/*entity_label*/Entity) WHERE /*entity_key*/e.name_key = g
   RETURN e
   UNION
   UNWIND $grams AS g
-  MATCH (e:Entity) WHERE e.name_key STARTS WITH g + ' ('
+  MATCH (e:/*entity_label*/Entity) WHERE /*entity_key*/e.name_key STARTS WITH g + ' ('
   RETURN e
   UNION
   UNWIND $grams AS g
-  MATCH (e:Entity) WHERE e.name_key STARTS WITH g + ', '
+  MATCH (e:/*entity_label*/Entity) WHERE /*entity_key*/e.name_key STARTS WITH g + ', '
   RETURN e
   UNION
   CALL db.index.fulltext.queryNodes($index_name, $query_text, {limit: $fulltext_limit})
@@ -34,10 +34,10 @@ CALL () {
 }
 WITH DISTINCT e
 CALL (e) {
-  MATCH (c:Chunk)-[:MENTIONS]->(e)
+  MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(e)
   WITH c LIMIT $mention_cap
   RETURN count(c) AS mentions
 }
-RETURN e.name AS name, e.name_key AS name_key, coalesce(e.alias_keys, []) AS alias_keys,
-  mentions, EXISTS { MATCH (d:Document) WHERE d.title = e.name } AS document_subject
+RETURN /*entity_name*/e.name AS name, /*entity_key*/e.name_key AS name_key, coalesce(/*entity_alias_keys*/e.alias_keys, []) AS alias_keys,
+  mentions, EXISTS { MATCH (d:/*document_label*/Document) WHERE /*document_title*/d.title = /*entity_name*/e.name } AS document_subject
 ORDER BY name

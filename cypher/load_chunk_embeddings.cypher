@@ -2,5 +2,5 @@
 // Columns: id, text, embedding.
 :param ids => ['c-example'];
 
-MATCH (c:Chunk) WHERE c.id IN $ids AND c.embedding IS NOT NULL
-RETURN c.id AS id, c.text AS text, c.embedding AS embedding
+MATCH (c:/*chunk_label*/Chunk) WHERE /*chunk_id*/c.id IN $ids AND /*chunk_embedding*/c.embedding IS NOT NULL
+RETURN /*chunk_id*/c.id AS id, /*chunk_text*/c.text AS text, /*chunk_embedding*/c.embedding AS embedding

@@ -2,5 +2,5 @@
 // the loader CREATEs the new ones and MERGEs only the rest. Columns: id, text, has_embedding.
 :param ids => ['c-example'];
 
-MATCH (c:Chunk) WHERE c.id IN $ids
-RETURN c.id AS id, c.text AS text, c.embedding IS NOT NULL AS has_embedding
+MATCH (c:/*chunk_label*/Chunk) WHERE /*chunk_id*/c.id IN $ids
+RETURN /*chunk_id*/c.id AS id, /*chunk_text*/c.text AS text, /*chunk_embedding*/c.embedding IS NOT NULL AS has_embedding

@@ -3,7 +3,7 @@
 :param rows => [{id: 'd-example', title: 'Example', source: 'manual', date: '2020-01-01', metadata: {}}];
 
 UNWIND $rows AS row
-MERGE (d:Document {id: row.id})
-SET d.title = row.title, d.source = row.source,
-    d.date = CASE WHEN row.date IS NULL THEN null ELSE date(row.date) END,
+MERGE (d:/*document_label*/Document {/*document_id*/id: row.id})
+SET /*document_title*/d.title = row.title, /*document_source*/d.source = row.source,
+    /*document_date*/d.date = CASE WHEN row.date IS NULL THEN null ELSE date(row.date) END,
     d += row.metadata

@@ -3,6 +3,6 @@
 :param rows => [{id: 'e-example', name: 'Example', name_key: 'example', aliases: [], alias_keys: [], type: 'Thing', description: null}];
 
 UNWIND $rows AS row
-MERGE (e:Entity {id: row.id})
-SET e.name = row.name, e.name_key = row.name_key, e.aliases = row.aliases,
-    e.alias_keys = row.alias_keys, e.type = row.type, e.description = row.description
+MERGE (e:/*entity_label*/Entity {/*entity_id*/id: row.id})
+SET /*entity_name*/e.name = row.name, /*entity_key*/e.name_key = row.name_key, /*entity_aliases*/e.aliases = row.aliases,
+    /*entity_alias_keys*/e.alias_keys = row.alias_keys, /*entity_type*/e.type = row.type, /*entity_description*/e.description = row.description

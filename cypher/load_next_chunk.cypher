@@ -1,9 +1,9 @@
 // load_next_chunk — consecutive chunks of a document (presets with a NEXT_CHUNK type only).
-// The type is the mapping's next_chunk_type, put in by the loader in place of NEXT_CHUNK.
+// The /*next_chunk*/ slot is the mapping's next_chunk_type.
 // Columns: none.
 :param rows => [{a: 'c-example', b: 'c-example-2'}];
 
 UNWIND $rows AS row
-MATCH (a:Chunk {id: row.a})
-MATCH (b:Chunk {id: row.b})
-MERGE (a)-[:NEXT_CHUNK]->(b)
+MATCH (a:/*chunk_label*/Chunk {/*chunk_id*/id: row.a})
+MATCH (b:/*chunk_label*/Chunk {/*chunk_id*/id: row.b})
+MERGE (a)/*next_chunk*/-[:NEXT_CHUNK]->(b)

@@ -3,6 +3,6 @@
 :param rows => [{head: 'e-example', tail: 'e-example-2', type: 'RELATED_TO', predicate: 'related to'}];
 
 UNWIND $rows AS row
-MATCH (h:Entity {id: row.head})
-MATCH (t:Entity {id: row.tail})
-MERGE (h)-[r:$(row.type) {predicate: row.predicate}]->(t)
+MATCH (h:/*entity_label*/Entity {/*entity_id*/id: row.head})
+MATCH (t:/*entity_label*/Entity {/*entity_id*/id: row.tail})
+MERGE (h)-[r:$(row.type) {/*relation_text_property*/predicate: row.predicate}]->(t)

@@ -3,6 +3,6 @@
 // MERGEs them. Columns: present.
 :param unused => null;
 
-OPTIONAL MATCH (:Entity)-[r]->(:Entity)
+OPTIONAL MATCH (:/*entity_label*/Entity)-[r]->(:/*entity_label*/Entity)
 WITH r LIMIT 1
 RETURN r IS NOT NULL AS present

@@ -11,7 +11,7 @@ RETURN relationshipType AS relationship_type
 ;
 
 // @fragment property
-MATCH (:Entity)-[r:RELATED_TO]->(:Entity)
-RETURN DISTINCT r.type AS relationship_type
+MATCH (:/*entity_label*/Entity)-[r:/*generic_relation_type*/RELATED_TO]->(:/*entity_label*/Entity)
+RETURN DISTINCT /*relation_type_property*/r.type AS relationship_type
 // @end
 ;

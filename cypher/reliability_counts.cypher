@@ -4,15 +4,15 @@
 // entity_ids, mentions, part_of, relations.
 :param unused => null;
 
-CALL () { MATCH (d:Document) RETURN count(d) AS documents, count(DISTINCT d.id) AS document_ids }
+CALL () { MATCH (d:/*document_label*/Document) RETURN count(d) AS documents, count(DISTINCT /*document_id*/d.id) AS document_ids }
 CALL () {
-  MATCH (c:Chunk)
-  RETURN count(c) AS chunks, count(DISTINCT c.id) AS chunk_ids,
-         count(c) - count(c.embedding) AS chunks_without_embedding
+  MATCH (c:/*chunk_label*/Chunk)
+  RETURN count(c) AS chunks, count(DISTINCT /*chunk_id*/c.id) AS chunk_ids,
+         count(c) - count(/*chunk_embedding*/c.embedding) AS chunks_without_embedding
 }
-CALL () { MATCH (e:Entity) RETURN count(e) AS entities, count(DISTINCT e.id) AS entity_ids }
-CALL () { MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN count(*) AS mentions }
-CALL () { MATCH (c:Chunk)-[:PART_OF]->(d:Document) RETURN count(*) AS part_of }
-CALL () { MATCH (h:Entity)-[r]->(t:Entity) RETURN count(r) AS relations }
+CALL () { MATCH (e:/*entity_label*/Entity) RETURN count(e) AS entities, count(DISTINCT /*entity_id*/e.id) AS entity_ids }
+CALL () { MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(e:/*entity_label*/Entity) RETURN count(*) AS mentions }
+CALL () { MATCH (c:/*chunk_label*/Chunk)/*part_of*/-[:PART_OF]->(d:/*document_label*/Document) RETURN count(*) AS part_of }
+CALL () { MATCH (h:/*entity_label*/Entity)-[r]->(t:/*entity_label*/Entity) RETURN count(r) AS relations }
 RETURN documents, document_ids, chunks, chunk_ids, chunks_without_embedding, entities,
        entity_ids, mentions, part_of, relations

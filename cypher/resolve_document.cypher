@@ -3,8 +3,8 @@
 :param sel_name => 'Journal of Mathematical Physics';
 
 // @fragment query
-MATCH (d:Document) WHERE d.id = $sel_name RETURN 1 AS tier, d.id AS id
+MATCH (d:/*document_label*/Document) WHERE /*document_id*/d.id = $sel_name RETURN 1 AS tier, /*document_id*/d.id AS id
 UNION
-MATCH (d:Document) WHERE d.title = $sel_name RETURN 2 AS tier, d.id AS id
+MATCH (d:/*document_label*/Document) WHERE /*document_title*/d.title = $sel_name RETURN 2 AS tier, /*document_id*/d.id AS id
 // @end
 ;

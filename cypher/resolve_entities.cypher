@@ -8,11 +8,11 @@
 // @fragment query
 UNWIND range(0, size($sel_names) - 1) AS n
 CALL (n) {
-  MATCH (e:Entity) WHERE e.name = $sel_names[n] RETURN 1 AS tier, e.id AS id
+  MATCH (e:/*entity_label*/Entity) WHERE /*entity_name*/e.name = $sel_names[n] RETURN 1 AS tier, /*entity_id*/e.id AS id
   UNION
-  MATCH (e:Entity) WHERE e.id = $sel_names[n] RETURN 2 AS tier, e.id AS id
+  MATCH (e:/*entity_label*/Entity) WHERE /*entity_id*/e.id = $sel_names[n] RETURN 2 AS tier, /*entity_id*/e.id AS id
   UNION
-  MATCH (e:Entity) WHERE e.name_key = $sel_keys[n] RETURN 3 AS tier, e.id AS id
+  MATCH (e:/*entity_label*/Entity) WHERE /*entity_key*/e.name_key = $sel_keys[n] RETURN 3 AS tier, /*entity_id*/e.id AS id
 }
 RETURN n, tier, id
 // @end
@@ -20,10 +20,10 @@ RETURN n, tier, id
 
 // The alias tier for several names: one scan of the entities (never of chunks).
 // @fragment alias
-MATCH (e:Entity)
+MATCH (e:/*entity_label*/Entity)
 WITH e, [n IN range(0, size($sel_names) - 1)
-         WHERE $sel_names[n] IN e.aliases OR $sel_keys[n] IN e.alias_keys] AS hits
+         WHERE $sel_names[n] IN /*entity_aliases*/e.aliases OR $sel_keys[n] IN /*entity_alias_keys*/e.alias_keys] AS hits
 UNWIND hits AS n
-RETURN n, 4 AS tier, e.id AS id
+RETURN n, 4 AS tier, /*entity_id*/e.id AS id
 // @end
 ;

@@ -6,10 +6,10 @@
 :param sel_key => 'euro';
 
 // @fragment query
-MATCH (e:Entity) WHERE e.name = $sel_name RETURN 1 AS tier, e.id AS id
+MATCH (e:/*entity_label*/Entity) WHERE /*entity_name*/e.name = $sel_name RETURN 1 AS tier, /*entity_id*/e.id AS id
 UNION
-MATCH (e:Entity) WHERE e.id = $sel_name RETURN 2 AS tier, e.id AS id
+MATCH (e:/*entity_label*/Entity) WHERE /*entity_id*/e.id = $sel_name RETURN 2 AS tier, /*entity_id*/e.id AS id
 UNION
-MATCH (e:Entity) WHERE e.name_key = $sel_key RETURN 3 AS tier, e.id AS id
+MATCH (e:/*entity_label*/Entity) WHERE /*entity_key*/e.name_key = $sel_key RETURN 3 AS tier, /*entity_id*/e.id AS id
 // @end
 ;

@@ -7,7 +7,7 @@
 :param sel_key => 'roma';
 
 // @fragment query
-MATCH (e:Entity) WHERE $sel_name IN e.aliases OR $sel_key IN e.alias_keys
-RETURN 4 AS tier, e.id AS id
+MATCH (e:/*entity_label*/Entity) WHERE $sel_name IN /*entity_aliases*/e.aliases OR $sel_key IN /*entity_alias_keys*/e.alias_keys
+RETURN 4 AS tier, /*entity_id*/e.id AS id
 // @end
 ;

@@ -26,20 +26,20 @@
 :param with_embedding => false;
 // selection:begin
 CALL () {
-  MATCH (e:Entity) WHERE e.id IN $sel_0_ids
-  MATCH (c:Chunk)-[:MENTIONS]->(e)
+  MATCH (e:/*entity_label*/Entity) WHERE /*entity_id*/e.id IN $sel_0_ids
+  MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(e)
   RETURN collect(DISTINCT c) AS s0
 }
 CALL () {
-  MATCH (e:Entity) WHERE e.id IN $sel_1_ids
-  OPTIONAL MATCH (:Chunk)-[:MENTIONS]->(e)<-[:MENTIONS]-(:Chunk)-[:MENTIONS]->(e2:Entity)
+  MATCH (e:/*entity_label*/Entity) WHERE /*entity_id*/e.id IN $sel_1_ids
+  OPTIONAL MATCH (:/*chunk_label*/Chunk)-[:MENTIONS]->(e)<-[:MENTIONS]-(:/*chunk_label*/Chunk)-[:MENTIONS]->(e2:/*entity_label*/Entity)
   WITH collect(DISTINCT e) + collect(DISTINCT e2) AS ents
   UNWIND ents AS e
-  MATCH (c:Chunk)-[:MENTIONS]->(e)
+  MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(e)
   RETURN collect(DISTINCT c) AS s1
 }
 // selection:end
-WITH [s0, s1] AS tiers
+WITH /*tiers*/[s0, s1] AS tiers
 CALL () {
   CALL db.index.vector.queryNodes($index_name, $wide_k, $query_vector) YIELD node
   RETURN collect(node) AS wide
@@ -49,7 +49,7 @@ CALL (tiers, wide) {
   WITH tiers[i] AS s, wide
   CALL (s) {
     UNWIND CASE WHEN size(s) <= $exact_max THEN s ELSE [] END AS c
-    WITH c ORDER BY vector.similarity.cosine(c.embedding, $query_vector) DESC, c.id
+    WITH c ORDER BY vector.similarity.cosine(/*chunk_embedding*/c.embedding, $query_vector) DESC, /*chunk_id*/c.id
     LIMIT $fetch_k
     RETURN collect(c) AS exact_top
   }
@@ -61,15 +61,15 @@ WITH tiers, [s IN tiers | size(s)] AS tier_sizes,
      reduce(acc = [], n IN wide[..$u_fetch_k] + tier_tops |
             CASE WHEN n IN acc THEN acc ELSE acc + n END) AS candidates
 UNWIND candidates AS c
-WITH c, tier_sizes, vector.similarity.cosine(c.embedding, $query_vector) AS score,
+WITH c, tier_sizes, vector.similarity.cosine(/*chunk_embedding*/c.embedding, $query_vector) AS score,
      [i IN range(0, size(tiers) - 1) WHERE c IN tiers[i]] AS member_of
 WITH c, tier_sizes, score, member_of, head(member_of) AS best
 WITH c, tier_sizes, score, member_of, best, coalesce($tier_weights[best], 0.0) AS boost
-ORDER BY score + boost DESC, c.id
+ORDER BY score + boost DESC, /*chunk_id*/c.id
 LIMIT $limit
-OPTIONAL MATCH (c)-[:PART_OF]->(d:Document)
-RETURN c.id AS id, d.id AS document_id, d.title AS document_title, c.text AS text,
+OPTIONAL MATCH (c)/*part_of*/-[:PART_OF]->(d:/*document_label*/Document)
+RETURN /*chunk_id*/c.id AS id, /*document_id*/d.id AS document_id, /*document_title*/d.title AS document_title, /*chunk_text*/c.text AS text,
        score, 2 * score - 1 AS cosine, best IS NOT NULL AS in_selection,
-       CASE WHEN $with_embedding THEN c.embedding END AS embedding,
+       CASE WHEN $with_embedding THEN /*chunk_embedding*/c.embedding END AS embedding,
        $tier_names[best] AS tier, boost, tier_sizes, member_of
 ORDER BY score + boost DESC, id

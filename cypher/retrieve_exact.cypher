@@ -10,12 +10,12 @@
 :param fetch_k => 5;
 :param with_embedding => false;
 // selection:begin
-MATCH (c:`Chunk`) WHERE c.id IN $sel_chunk_ids
+MATCH (c:/*chunk_label*/`Chunk`) WHERE /*chunk_id*/c.id IN $sel_chunk_ids
 // selection:end
-WITH c, vector.similarity.cosine(c.embedding, $query_vector) AS score
-ORDER BY score DESC, c.id
+WITH c, vector.similarity.cosine(/*chunk_embedding*/c.embedding, $query_vector) AS score
+ORDER BY score DESC, /*chunk_id*/c.id
 LIMIT $fetch_k
-OPTIONAL MATCH (c)-[:`PART_OF`]->(d:`Document`)
-RETURN c.id AS id, d.id AS document_id, d.title AS document_title, c.text AS text,
+OPTIONAL MATCH (c)/*part_of*/-[:`PART_OF`]->(d:/*document_label*/`Document`)
+RETURN /*chunk_id*/c.id AS id, /*document_id*/d.id AS document_id, /*document_title*/d.title AS document_title, /*chunk_text*/c.text AS text,
        score, 2 * score - 1 AS cosine, true AS in_selection,
-       CASE WHEN $with_embedding THEN c.embedding END AS embedding
+       CASE WHEN $with_embedding THEN /*chunk_embedding*/c.embedding END AS embedding

@@ -6,10 +6,10 @@
 :param fetch_k => 5;
 :param with_embedding => false;
 CYPHER 25
-MATCH (c:`Chunk`)
-  SEARCH c IN (VECTOR INDEX `chunk_embedding` FOR $query_vector LIMIT $fetch_k) SCORE AS score
-OPTIONAL MATCH (c)-[:`PART_OF`]->(d:`Document`)
-RETURN c.id AS id, d.id AS document_id, d.title AS document_title, c.text AS text,
+MATCH (c:/*chunk_label*/`Chunk`)
+  SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector LIMIT $fetch_k) SCORE AS score
+OPTIONAL MATCH (c)/*part_of*/-[:`PART_OF`]->(d:/*document_label*/`Document`)
+RETURN /*chunk_id*/c.id AS id, /*document_id*/d.id AS document_id, /*document_title*/d.title AS document_title, /*chunk_text*/c.text AS text,
        score, 2 * score - 1 AS cosine, null AS in_selection,
-       CASE WHEN $with_embedding THEN c.embedding END AS embedding
+       CASE WHEN $with_embedding THEN /*chunk_embedding*/c.embedding END AS embedding
 ORDER BY score DESC, id

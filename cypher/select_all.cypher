@@ -5,15 +5,15 @@
 :param sel_unused => null;
 
 // @fragment alone
-MATCH (c:Chunk)
+MATCH (c:/*chunk_label*/Chunk)
 // @end
-RETURN count(c) AS size, false AS truncated, collect(c.id)[..25] AS chunk_ids;
+RETURN count(c) AS size, false AS truncated, collect(/*chunk_id*/c.id)[..25] AS chunk_ids;
 
 // @fragment set
 CALL () {
-  MATCH (c:Chunk)
+  MATCH (c:/*chunk_label*/Chunk)
   WITH collect(c) AS s
   RETURN s, false AS t
 }
 // @end
-RETURN size(s) AS size, t AS truncated, [x IN s | x.id][..25] AS chunk_ids;
+RETURN size(s) AS size, t AS truncated, [x IN s | /*chunk_id*/x.id][..25] AS chunk_ids;

@@ -4,9 +4,9 @@
 
 // @fragment set
 CALL () {
-  MATCH (c:Chunk) WHERE c.id IN $sel_ids
+  MATCH (c:/*chunk_label*/Chunk) WHERE /*chunk_id*/c.id IN $sel_ids
   WITH collect(DISTINCT c) AS s
   RETURN s, false AS t
 }
 // @end
-RETURN size(s) AS size, t AS truncated, [x IN s | x.id][..25] AS chunk_ids;
+RETURN size(s) AS size, t AS truncated, [x IN s | /*chunk_id*/x.id][..25] AS chunk_ids;

@@ -7,10 +7,10 @@
 
 // @fragment set
 CALL () {
-  MATCH (d:Document) WHERE d.date >= date($sel_from) AND d.date <= date($sel_to)
-  MATCH (c:Chunk)-[:PART_OF]->(d)
+  MATCH (d:/*document_label*/Document) WHERE /*document_date*/d.date >= date($sel_from) AND /*document_date*/d.date <= date($sel_to)
+  MATCH (c:/*chunk_label*/Chunk)/*part_of*/-[:PART_OF]->(d)
   WITH collect(DISTINCT c) AS s
   RETURN s, false AS t
 }
 // @end
-RETURN size(s) AS size, t AS truncated, [x IN s | x.id][..25] AS chunk_ids;
+RETURN size(s) AS size, t AS truncated, [x IN s | /*chunk_id*/x.id][..25] AS chunk_ids;

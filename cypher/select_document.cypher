@@ -5,10 +5,10 @@
 
 // @fragment set
 CALL () {
-  MATCH (d:Document) WHERE d.id IN $sel_ids
-  MATCH (c:Chunk)-[:PART_OF]->(d)
+  MATCH (d:/*document_label*/Document) WHERE /*document_id*/d.id IN $sel_ids
+  MATCH (c:/*chunk_label*/Chunk)/*part_of*/-[:PART_OF]->(d)
   WITH collect(DISTINCT c) AS s
   RETURN s, false AS t
 }
 // @end
-RETURN size(s) AS size, t AS truncated, [x IN s | x.id][..25] AS chunk_ids;
+RETURN size(s) AS size, t AS truncated, [x IN s | /*chunk_id*/x.id][..25] AS chunk_ids;

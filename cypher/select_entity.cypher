@@ -6,10 +6,10 @@
 
 // @fragment set
 CALL () {
-  MATCH (e:Entity) WHERE e.id IN $sel_ids
-  MATCH (c:Chunk)-[:MENTIONS]->(e)
+  MATCH (e:/*entity_label*/Entity) WHERE /*entity_id*/e.id IN $sel_ids
+  MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(e)
   WITH collect(DISTINCT c) AS s
   RETURN s, false AS t
 }
 // @end
-RETURN size(s) AS size, t AS truncated, [x IN s | x.id][..25] AS chunk_ids;
+RETURN size(s) AS size, t AS truncated, [x IN s | /*chunk_id*/x.id][..25] AS chunk_ids;

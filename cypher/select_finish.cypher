@@ -4,9 +4,9 @@
 // Columns (Browser): id.
 :param sel_chunk_ids => ['mq-4a8e99e887d2d891', 'mq-2bee6b4db0651074'];
 
-MATCH (c:Chunk) WHERE c.id IN $sel_chunk_ids
+MATCH (c:/*chunk_label*/Chunk) WHERE /*chunk_id*/c.id IN $sel_chunk_ids
 WITH collect(c) AS s
 // @fragment rows
 UNWIND s AS c
 // @end
-RETURN c.id AS id;
+RETURN /*chunk_id*/c.id AS id;

@@ -2,9 +2,9 @@
 // the start entities over the given relation types (the start entities themselves excluded).
 // Breadth-first, one hop per step: each step expands the frontier once, keeps DISTINCT entities
 // not seen before, and caps the frontier at $sel_cap (t reports that the cap was hit). No path is
-// ever enumerated. The compiler repeats the step section `depth` times, writes the validated,
-// escaped types into [r:...] (relation_mode "types") or the generic type plus a filter on the type
-// property (relation_mode "property"), and sets the arrow for direction "out"/"in".
+// ever enumerated. The compiler repeats the step section `depth` times; the /*relation*/ slot
+// takes the validated types (relation_mode "types") or the generic type (relation_mode
+// "property", where /*relation_type*/ filters on the type property) and the direction's arrow.
 // Columns (Browser): size, truncated, chunk_ids.
 :param sel_ids => ['euro'];
 :param sel_types => ['IS_CURRENCY_OF'];
@@ -12,20 +12,20 @@
 
 // @fragment set
 CALL () {
-  MATCH (x:Entity) WHERE x.id IN $sel_ids
+  MATCH (x:/*entity_label*/Entity) WHERE /*entity_id*/x.id IN $sel_ids
   WITH collect(DISTINCT x) AS f
   WITH f, f AS v, [] AS reach, false AS t
   // @step
   UNWIND CASE WHEN f = [] THEN [null] ELSE f END AS x
-  OPTIONAL MATCH (x)-[r:IS_CURRENCY_OF]-(y:Entity)
-  WHERE type(r) IN $sel_types AND NOT y IN v
+  OPTIONAL MATCH (x)/*relation*/-[r:IS_CURRENCY_OF]-(y:/*entity_label*/Entity)
+  WHERE /*relation_type*/type(r) IN $sel_types AND NOT y IN v
   WITH v, reach, t, collect(DISTINCT y) AS nxt
   WITH v + nxt[..$sel_cap] AS v, reach + nxt[..$sel_cap] AS reach,
        t OR size(nxt) > $sel_cap AS t, nxt[..$sel_cap] AS f
   // @end-step
   UNWIND CASE WHEN reach = [] THEN [null] ELSE reach END AS y
-  OPTIONAL MATCH (c:Chunk)-[:MENTIONS]->(y)
+  OPTIONAL MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(y)
   RETURN collect(DISTINCT c) AS s, t
 }
 // @end
-RETURN size(s) AS size, t AS truncated, [x IN s | x.id][..25] AS chunk_ids;
+RETURN size(s) AS size, t AS truncated, [x IN s | /*chunk_id*/x.id][..25] AS chunk_ids;

@@ -8,20 +8,20 @@
 
 // @fragment set
 CALL () {
-  MATCH (x:Entity) WHERE x.id IN $sel_ids
+  MATCH (x:/*entity_label*/Entity) WHERE /*entity_id*/x.id IN $sel_ids
   WITH collect(DISTINCT x) AS f
   WITH f, f AS v, [] AS reach, false AS t
   // @step
   UNWIND CASE WHEN f = [] THEN [null] ELSE f END AS x
-  OPTIONAL MATCH (x)-[r]-(y:Entity)
+  OPTIONAL MATCH (x)-[r]-(y:/*entity_label*/Entity)
   WHERE NOT y IN v
   WITH v, reach, t, collect(DISTINCT y) AS nxt
   WITH v + nxt[..$sel_cap] AS v, reach + nxt[..$sel_cap] AS reach,
        t OR size(nxt) > $sel_cap AS t, nxt[..$sel_cap] AS f
   // @end-step
   UNWIND CASE WHEN reach = [] THEN [null] ELSE reach END AS y
-  OPTIONAL MATCH (c:Chunk)-[:MENTIONS]->(y)
+  OPTIONAL MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(y)
   RETURN collect(DISTINCT c) AS s, t
 }
 // @end
-RETURN size(s) AS size, t AS truncated, [x IN s | x.id][..25] AS chunk_ids;
+RETURN size(s) AS size, t AS truncated, [x IN s | /*chunk_id*/x.id][..25] AS chunk_ids;

@@ -8,19 +8,19 @@
 
 // @fragment set
 CALL () {
-  MATCH (e:Entity) WHERE e.id IN $sel_ids
+  MATCH (e:/*entity_label*/Entity) WHERE /*entity_id*/e.id IN $sel_ids
   WITH collect(DISTINCT e) AS ents, false AS t
   // @step
   UNWIND CASE WHEN ents = [] THEN [null] ELSE ents END AS e
-  OPTIONAL MATCH (c:Chunk)-[:MENTIONS]->(e)
-  OPTIONAL MATCH (c)-[:MENTIONS]->(e2:Entity)
+  OPTIONAL MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(e)
+  OPTIONAL MATCH (c)/*mentions*/-[:MENTIONS]->(e2:/*entity_label*/Entity)
   WITH ents, t, collect(DISTINCT e2) AS more
   WITH ents + [y IN more WHERE NOT y IN ents] AS grown, t
   WITH grown[..$sel_cap] AS ents, t OR size(grown) > $sel_cap AS t
   // @end-step
   UNWIND CASE WHEN ents = [] THEN [null] ELSE ents END AS e
-  OPTIONAL MATCH (c:Chunk)-[:MENTIONS]->(e)
+  OPTIONAL MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(e)
   RETURN collect(DISTINCT c) AS s, t
 }
 // @end
-RETURN size(s) AS size, t AS truncated, [x IN s | x.id][..25] AS chunk_ids;
+RETURN size(s) AS size, t AS truncated, [x IN s | /*chunk_id*/x.id][..25] AS chunk_ids;

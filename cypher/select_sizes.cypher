@@ -4,9 +4,9 @@
 // Columns: sizes, truncated (one element per node).
 :param sel_chunk_ids => ['mq-4a8e99e887d2d891', 'mq-2bee6b4db0651074'];
 
-MATCH (c:Chunk) WHERE c.id IN $sel_chunk_ids
+MATCH (c:/*chunk_label*/Chunk) WHERE /*chunk_id*/c.id IN $sel_chunk_ids
 WITH collect(c) AS s, false AS t
 // @fragment item
-RETURN [size(s)] AS sizes, [t] AS truncated
+RETURN /*sizes*/[size(s)] AS sizes, /*flags*/[t] AS truncated
 // @end
 ;

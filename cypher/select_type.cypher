@@ -5,10 +5,10 @@
 
 // @fragment set
 CALL () {
-  MATCH (e:Entity) WHERE e.type = $sel_type
-  MATCH (c:Chunk)-[:MENTIONS]->(e)
+  MATCH (e:/*entity_label*/Entity) WHERE /*entity_type*/e.type = $sel_type
+  MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(e)
   WITH collect(DISTINCT c) AS s
   RETURN s, false AS t
 }
 // @end
-RETURN size(s) AS size, t AS truncated, [x IN s | x.id][..25] AS chunk_ids;
+RETURN size(s) AS size, t AS truncated, [x IN s | /*chunk_id*/x.id][..25] AS chunk_ids;

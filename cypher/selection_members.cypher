@@ -3,7 +3,7 @@
 :param sel_chunk_ids => ['c1', 'c2', 'c3'];
 :param candidate_ids => ['c2', 'c9'];
 // selection:begin
-MATCH (c:`Chunk`) WHERE c.id IN $sel_chunk_ids
+MATCH (c:/*chunk_label*/`Chunk`) WHERE /*chunk_id*/c.id IN $sel_chunk_ids
 // selection:end
-WITH c WHERE c.id IN $candidate_ids
-RETURN c.id AS id
+WITH c WHERE /*chunk_id*/c.id IN $candidate_ids
+RETURN /*chunk_id*/c.id AS id

@@ -1,6 +1,6 @@
 // set_intersect — A & B: the chunks in both selections. The iterated side is the smaller list,
 // decided at run time, so the most selective operand drives and the other only filters.
-// The compiler replaces lhs/rhs (operand lists), tl/tr (their cap flags) and s/t by its own names.
+// The compiler renames lhs/rhs (operand lists), tl/tr (their cap flags) and s/t to its own.
 // Columns (Browser): result, truncated.
 :param sel_lhs => ['c1', 'c2'];
 :param sel_rhs => ['c2', 'c3'];

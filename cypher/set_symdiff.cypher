@@ -1,5 +1,5 @@
 // set_symdiff — A ^ B: the chunks in exactly one of the two selections.
-// The compiler replaces lhs/rhs (operand lists), tl/tr (their cap flags) and s/t by its own names.
+// The compiler renames lhs/rhs (operand lists), tl/tr (their cap flags) and s/t to its own.
 // Columns (Browser): result, truncated.
 :param sel_lhs => ['c1', 'c2'];
 :param sel_rhs => ['c2', 'c3'];

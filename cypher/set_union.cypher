@@ -1,6 +1,6 @@
 // set_union — A | B: the chunks in either selection, each once. Operands are the lists every
 // select_* fragment collects (s), combined without UNWIND so each chunk stays one element.
-// The compiler replaces lhs/rhs (operand lists), tl/tr (their cap flags) and s/t by its own names.
+// The compiler renames lhs/rhs (operand lists), tl/tr (their cap flags) and s/t to its own.
 // Columns (Browser): result, truncated.
 :param sel_lhs => ['c1', 'c2'];
 :param sel_rhs => ['c2', 'c3'];

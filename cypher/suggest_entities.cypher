@@ -8,7 +8,7 @@
 // @fragment query
 CALL db.index.fulltext.queryNodes($sel_index, $sel_fuzzy) YIELD node, score
 WITH node AS e, score
-RETURN e.name AS name, score
+RETURN /*entity_name*/e.name AS name, score
 ORDER BY score DESC, name
 LIMIT $sel_limit
 // @end

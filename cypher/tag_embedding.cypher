@@ -5,5 +5,5 @@
 :param limit => 10;
 CALL db.index.vector.queryNodes($index_name, $limit, $query_vector) YIELD node, score
 WITH node AS e, score
-RETURN e.name AS name, score, 2 * score - 1 AS cosine
+RETURN /*entity_name*/e.name AS name, score, 2 * score - 1 AS cosine
 ORDER BY score DESC, name

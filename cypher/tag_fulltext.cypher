@@ -5,5 +5,5 @@
 :param limit => 25;
 CALL db.index.fulltext.queryNodes($index_name, $query_text, {limit: $limit}) YIELD node, score
 WITH node AS e, score
-RETURN e.name AS name, e.name_key AS name_key, coalesce(e.alias_keys, []) AS alias_keys, score
+RETURN /*entity_name*/e.name AS name, /*entity_key*/e.name_key AS name_key, coalesce(/*entity_alias_keys*/e.alias_keys, []) AS alias_keys, score
 ORDER BY score DESC, name

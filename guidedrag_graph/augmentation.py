@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.retrieval import RankedChunk
 from guidedrag_graph.schema import name_key
 from guidedrag_graph.semantics import Semantics
@@ -177,7 +177,7 @@ class Augmenter:
     def triplets(
         self, chunks: Sequence[RankedChunk], semantics: Semantics | None
     ) -> tuple[list[Triplet], str]:
-        query = render("triplets", self.graph.schema)
+        query = templates.query("triplets", self.graph.schema)
         params = {
             **self._params(chunks, semantics),
             "structural_types": sorted(self.graph.schema.structural_relationship_types),
@@ -200,7 +200,7 @@ class Augmenter:
     def entity_notes(
         self, chunks: Sequence[RankedChunk], semantics: Semantics | None
     ) -> tuple[list[EntityNote], str]:
-        query = render("entity_descriptions", self.graph.schema)
+        query = templates.query("entity_descriptions", self.graph.schema)
         params = {**self._params(chunks, semantics), "limit": self.max_entities}
         rows = self.graph.read(query, params)
         notes = [

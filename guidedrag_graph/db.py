@@ -1,4 +1,4 @@
-"""The Neo4j driver, server capabilities and identifier escaping — the only ways to reach Neo4j.
+"""The Neo4j driver and server capabilities — the only ways to reach Neo4j.
 
 Version-dependent features are decided here, once, so the rest of the code asks
 ``ServerInfo.supports_*`` instead of comparing version strings.
@@ -25,9 +25,9 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, redact_uri
 from guidedrag_graph.errors import ConfigurationError, DatabaseUnavailableError, QueryTimeoutError
-from guidedrag_graph.resources import cypher_template
 
 # Every query we send carries a transaction timeout, so a runaway query (a huge selection, a hub
 # expansion) is stopped by the server itself, not only abandoned by the client (issue 10, D1).
@@ -53,11 +53,6 @@ def timed(query: str, driver: Driver, timeout: float | None = None) -> Query:
 
 def _timed_out(exc: ClientError) -> bool:
     return "TransactionTimedOut" in (exc.code or "") or "Terminated" in (exc.code or "")
-
-
-def escape_identifier(name: str) -> str:
-    """Backtick-quote a label, relationship type or property key (backticks doubled)."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 # Schemes of the Bolt driver. The driver also takes http(s):// (its preview Query API client),
@@ -138,7 +133,7 @@ def connect(settings: Settings) -> Driver:
         ) from exc
     try:
         driver.execute_query(
-            cypher_template("connection_check"),
+            templates.query("connection_check"),
             database_=settings.neo4j_database,
             routing_=RoutingControl.READ,
         )
@@ -172,7 +167,7 @@ def connect(settings: Settings) -> Driver:
 def _database_names(driver: Driver) -> list[str]:
     try:
         records, _, _ = driver.execute_query(
-            cypher_template("show_databases"), database_="system", routing_=RoutingControl.READ
+            templates.query("show_databases"), database_="system", routing_=RoutingControl.READ
         )
     except (Neo4jError, DriverError):
         return []
@@ -228,11 +223,7 @@ class ServerInfo:
 
 def server_info(driver: Driver, database: str | None = None) -> ServerInfo:
     records, _, _ = driver.execute_query(
-        timed(
-            "CALL dbms.components() YIELD name, versions, edition "
-            "WHERE name = 'Neo4j Kernel' RETURN versions[0] AS version, edition",
-            driver,
-        ),
+        timed(templates.query("server_version"), driver),
         database_=database,
         routing_=RoutingControl.READ,
     )
@@ -253,11 +244,6 @@ def procedure_available(driver: Driver, name: str, database: str | None = None) 
 
     A server that refuses to list procedures (a restricted role) counts as not having it.
     """
-    from neo4j.exceptions import Neo4jError
-
-    from guidedrag_graph.query_templates import executable
-    from guidedrag_graph.resources import cypher_template
-
     key = (database, name)
     with _PROCEDURES_LOCK:
         known = _PROCEDURES.setdefault(driver, {})
@@ -266,7 +252,7 @@ def procedure_available(driver: Driver, name: str, database: str | None = None) 
     try:
         rows = read_query(
             driver,
-            executable(cypher_template("procedure_listed")),
+            templates.query("procedure_listed"),
             {"name": name},
             database=database,
         )

@@ -27,6 +27,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 from neo4j import Driver, RoutingControl
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError, EmbeddingError
 
@@ -281,8 +282,8 @@ def embedder_for(settings: Settings, *, cache: bool = True) -> Embedder:
 def vector_index_dimensions(driver: Driver, settings: Settings) -> int | None:
     """Dimensions of the configured chunk vector index, or None when it does not exist."""
     records, _, _ = driver.execute_query(
-        "SHOW VECTOR INDEXES YIELD name, options WHERE name = $name RETURN options",
-        {"name": settings.vector_index_name},
+        templates.query("vector_index_filters"),
+        {"index_name": settings.vector_index_name},
         database_=settings.neo4j_database,
         routing_=RoutingControl.READ,
     )

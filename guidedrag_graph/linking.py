@@ -33,8 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.schema import name_key
 
 # English function words and question words: spans made only of these are never entity names.
@@ -358,7 +358,7 @@ class EntityLinker:
         grams = sorted({k for s in spans for k in s.keys})
         text = fulltext_query(question, spans)
         rows = self.graph.read(
-            render("link_entities", self.graph.schema),
+            templates.query("link_entities", self.graph.schema),
             {
                 "grams": grams,
                 "index_name": self.graph.settings.entity_fulltext_index_name,

@@ -1,26 +1,28 @@
 """Versioned schema migrations: ``migrations/V0001__name.cypher``, applied in order, once each.
 
-Each applied file is recorded on a ``(:__GuidedRAGMigration)`` node with the checksum of its text,
-so an edited, already-applied file is caught instead of silently diverging between databases.
-Files may say ``// requires: neo4j >= 2026.06`` on a line of their own: they stay pending on older
-servers and apply after an upgrade.
+Each applied file is recorded on a ``(:__GuidedRAGMigration)`` node with a checksum, so an edited,
+already-applied file is caught instead of silently diverging between databases. Files may say
+``// requires: neo4j >= 2026.06`` on a line of their own: they stay pending on older servers and
+apply after an upgrade.
 
-Labels and property names come from the schema mapping as ``{{chunk_label}}`` placeholders
-(escaped identifiers); index and constraint names from the settings as ``{{index:vector}}``,
-``{{index:entity_fulltext}}``, ``{{index:entity_vector}}`` or ``{{index:<what>}}`` (the settings'
-``index_prefix`` + ``_<what>``); values such as the vector dimensions are Cypher parameters.
-A statement about an id mapped to ``elementId()`` is skipped: there is no property to index.
+The files are two-way templates like ``cypher/`` (see cypher/README.md): labels and properties
+are schema slots (``(c:/*chunk_label*/Chunk)``, ``/*chunk_id*/c.id``), index and constraint names
+are name slots filled from the settings (``/*vector_index*/chunk_embedding``, or the settings'
+``index_prefix`` + ``_<what>`` for ``/*<what>_index*/guidedrag_<what>``); values such as the
+vector dimensions are Cypher parameters. A statement about an id mapped to ``elementId()`` is
+skipped: there is no property to index.
 
-The checksum is taken over the file with its index names at their defaults, so files written
-before names were configurable keep their checksums. Each applied migration also records the
-statements it ran (``m.statements``): when the mapping or the names change (another preset on
-the same database), ``migrate`` drops the objects the old statements made and runs the file again
-for the new mapping instead of answering "up to date" over indexes on the old labels.
+The checksum is taken over the canonical statements (default schema and names) and the
+``requires`` lines, so comments may change; databases migrated before the files became two-way
+recorded a checksum of the file text, accepted while the canonical form is what it was then
+(``_RELEASED``). Each applied migration also records the statements it ran (``m.statements``):
+when the mapping or the names change (another preset on the same database), ``migrate`` drops
+the objects the old statements made and runs the file again for the new mapping instead of
+answering "up to date" over indexes on the old labels.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,44 +31,67 @@ from typing import Any, Literal
 
 from neo4j import Driver
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import ServerInfo, escape_identifier, server_info
-from guidedrag_graph.errors import MigrationError
-from guidedrag_graph.query_templates import render
+from guidedrag_graph.db import ServerInfo, server_info
+from guidedrag_graph.errors import ConfigurationError, MigrationError
 from guidedrag_graph.resources import migrations_dir
-from guidedrag_graph.schema import ELEMENT_ID, PRESETS, SchemaMapping
+from guidedrag_graph.schema import PRESETS, SchemaMapping
 
 _FILE_RE = re.compile(r"^V(\d{4})__([A-Za-z0-9_]+)\.cypher$")
 _REQUIRES_RE = re.compile(r"^//\s*requires:\s*neo4j\s*(>=|<)\s*([\d.]+)\s*$", re.MULTILINE)
-_PLACEHOLDER_RE = re.compile(r"\{\{(\w+)\}\}")
-_NAME_RE = re.compile(r"\{\{index:(\w+)\}\}")
 _OBJECT_RE = re.compile(
     r"^\s*CREATE\s+(?:\w+\s+)?(INDEX|CONSTRAINT)\s+(`(?:[^`]|``)+`|\w+)", re.IGNORECASE
 )
-_DEFAULT_NAMES = {
-    "vector": "chunk_embedding",
-    "entity_fulltext": "entity_names",
-    "entity_vector": "entity_name_embedding",
-    "prefix": "guidedrag",
+# Name slots set by a setting of their own; every other one is "<index_prefix>_<what>".
+_SETTING_NAMES = {
+    "vector_index": "vector_index_name",
+    "entity_fulltext_index": "entity_fulltext_index_name",
+    "entity_vector_index": "entity_vector_index_name",
+}
+_DEFAULT_PREFIX = "guidedrag"
+# version -> (sha256 of the file text as released before the files became two-way templates,
+# canonical checksum of the converted file): databases migrated then recorded the first.
+_RELEASED = {
+    1: (
+        "1f3faecf094c59368ec2c7318762de14d0bf553f8fe6f3e53b42bf021c943afd",
+        "4cb2a83a05690347217bdd3af9e207b2b9dab1b89b7d5eeec2862cf24abf5dea",
+    ),
+    2: (
+        "cdfb9742762d9320a7256cb0e698080408a7d6d42140c79a67d0342178c96499",
+        "d508e03ce4dc7dd57beff41efcfd465829fe2573a80814f8fdc2e4b5a5d908c2",
+    ),
+    3: (
+        "17f1be8b9a98e753036b116a873aaa30d9edd4278497b7c2d46b61b094872f8a",
+        "32dd1a117920b0a819cb5f0b41e40638ce97c1ace21f05870336f6e962b6aff0",
+    ),
+    4: (
+        "2589e6b150d4cb8678bac37aa0a205fafc5910e1c0188e252b192734758fde85",
+        "b4f1379192ef637424a1c4a62ed7c0722c1517abb24da17f072e35183de5c5ae",
+    ),
+    5: (
+        "1473df48504bddfb2cb18e018157ba078425b8210226a61f4f1ab242a87af26c",
+        "af9b0056cc88d22cdbc601ed05e83c6b65add26d67402cddfe679231b3560fcb",
+    ),
+    6: (
+        "de0f394d87c07538487daac4350768db7769aa35a1ce8fcaf9968c166af2477f",
+        "74a0888a0b3674176a35c0244c74e540d9dbc39fe00cb5925a2f5d0ad7b1146e",
+    ),
 }
 
 
 def index_names(settings: Settings | None) -> dict[str, str]:
-    """The index names migrations use: from the settings, else the defaults."""
+    """The value of every name slot: from the settings, else the defaults."""
     if settings is None:
-        return dict(_DEFAULT_NAMES)
-    return {
-        "vector": settings.vector_index_name,
-        "entity_fulltext": settings.entity_fulltext_index_name,
-        "entity_vector": settings.entity_vector_index_name,
-        "prefix": getattr(settings, "index_prefix", _DEFAULT_NAMES["prefix"]),
-    }
-
-
-def _name(key: str, names: dict[str, str]) -> str:
-    if key in ("vector", "entity_fulltext", "entity_vector"):
-        return names[key]
-    return f"{names['prefix']}_{key}"
+        return dict(templates.NAME_DEFAULTS)
+    prefix = getattr(settings, "index_prefix", _DEFAULT_PREFIX)
+    names: dict[str, str] = {}
+    for slot, default in templates.NAME_DEFAULTS.items():
+        if slot in _SETTING_NAMES:
+            names[slot] = getattr(settings, _SETTING_NAMES[slot])
+        else:
+            names[slot] = prefix + default[len(_DEFAULT_PREFIX) :]
+    return names
 
 
 @dataclass(frozen=True)
@@ -78,8 +103,16 @@ class Migration:
 
     @property
     def checksum(self) -> str:
-        canonical = _NAME_RE.sub(lambda m: _name(m.group(1), _DEFAULT_NAMES), self.text)
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+        return templates.checksum(
+            self.text, self.path.name, PRESETS["guidedrag"], index_names(None)
+        )
+
+    def accepts(self, recorded: str | None) -> bool:
+        """Whether a recorded checksum means "this file, as it is now, was applied"."""
+        if recorded == self.checksum:
+            return True
+        released, canonical = _RELEASED.get(self.version, (None, None))
+        return recorded == released and self.checksum == canonical
 
     def applies_to(self, server: ServerInfo) -> bool:
         for op, version in _REQUIRES_RE.findall(self.text):
@@ -91,29 +124,13 @@ class Migration:
                 return False
         return True
 
-    def statements(
-        self, schema: SchemaMapping, names: dict[str, str] | None = None
-    ) -> list[str]:
-        names = names or index_names(None)
-        skipped = "\x00skip\x00"
-
-        def fill(match: re.Match[str]) -> str:
-            key = match.group(1)
-            value = getattr(schema, key, None)
-            if value == ELEMENT_ID:
-                return skipped
-            if not isinstance(value, str):
-                raise MigrationError(f"{self.path.name}: unknown placeholder {{{{{key}}}}}")
-            return schema.q(value)
-
-        body = "\n".join(
-            line for line in self.text.splitlines() if not line.lstrip().startswith("//")
-        )
-        body = _NAME_RE.sub(lambda m: escape_identifier(_name(m.group(1), names)), body)
-        body = _PLACEHOLDER_RE.sub(fill, body)
-        return [
-            stmt.strip() for stmt in body.split(";") if stmt.strip() and skipped not in stmt
-        ]
+    def statements(self, schema: SchemaMapping, names: dict[str, str] | None = None) -> list[str]:
+        try:
+            return templates.statements(
+                self.text, self.path.name, schema, names or index_names(None)
+            )
+        except ConfigurationError as exc:
+            raise MigrationError(str(exc)) from None
 
 
 def created_objects(statements: list[str]) -> list[str]:
@@ -167,12 +184,7 @@ def vector_index_config(settings: Settings, server: ServerInfo) -> dict[str, Any
 
 
 def _applied(driver: Driver, database: str) -> dict[int, dict[str, Any]]:
-    records, _, _ = driver.execute_query(
-        "MATCH (m:__GuidedRAGMigration) RETURN m.version AS version, m.checksum AS checksum, "
-        "toString(m.applied_at) AS applied_at, m.schema_preset AS schema_preset, "
-        "m.statements AS statements",
-        database_=database,
-    )
+    records, _, _ = driver.execute_query(templates.query("migration_records"), database_=database)
     return {int(r["version"]): r.data() for r in records}
 
 
@@ -189,7 +201,7 @@ def _states(
         record = applied.get(migration.version)
         if record is not None:
             state: Literal["applied", "pending", "not-for-this-server", "modified"] = (
-                "applied" if record["checksum"] == migration.checksum else "modified"
+                "applied" if migration.accepts(record["checksum"]) else "modified"
             )
             out.append(MigrationState(migration, state, record["applied_at"]))
         elif not migration.applies_to(server):
@@ -242,23 +254,32 @@ def migrate(
                 raise MigrationError(
                     f"{migration.path.name} failed on Neo4j {server.version}: {exc}"
                 ) from exc
-        driver.execute_query(
-            "MERGE (m:__GuidedRAGMigration {version: $version}) "
-            "SET m.name = $name, m.checksum = $checksum, m.applied_at = $applied_at, "
-            "m.schema_preset = $preset, m.statements = $statements",
-            {
-                "version": migration.version,
-                "name": migration.name,
-                "checksum": migration.checksum,
-                "applied_at": datetime.now(UTC),
-                "preset": schema.preset,
-                "statements": statements,
-            },
-            database_=database,
-        )
+        _record(driver, database, migration, schema, statements)
         done.append(migration)
-    driver.execute_query(f"CALL db.awaitIndexes({int(await_timeout_s)})", database_=database)
+    driver.execute_query(
+        templates.query("await_indexes"),
+        {"timeout_s": int(await_timeout_s)},
+        database_=database,
+    )
     return done
+
+
+def _record(
+    driver: Driver,
+    database: str,
+    migration: Migration,
+    schema: SchemaMapping,
+    statements: list[str],
+) -> None:
+    record = {
+        "version": migration.version,
+        "name": migration.name,
+        "checksum": migration.checksum,
+        "applied_at": datetime.now(UTC),
+        "preset": schema.preset,
+        "statements": statements,
+    }
+    driver.execute_query(templates.query("migration_record_write"), record, database_=database)
 
 
 def _recorded_statements(migration: Migration, record: dict[str, Any]) -> list[str] | None:
@@ -272,15 +293,14 @@ def _recorded_statements(migration: Migration, record: dict[str, Any]) -> list[s
 
 def _drop_objects(driver: Driver, database: str, names: list[str]) -> None:
     """Drop the named indexes/constraints (ours by name) that exist; constraints first."""
-    plain = PRESETS["guidedrag"]
     kinds = {
         str(r["name"]): kind
         for kind, template in (("index", "schema_indexes"), ("constraint", "schema_constraints"))
-        for r in driver.execute_query(render(template, plain), database_=database).records
+        for r in driver.execute_query(templates.query(template), database_=database).records
     }
     for name in dict.fromkeys(names):
         kind = kinds.get(name)
         if kind is None:
             continue
         query = "drop_constraint" if kind == "constraint" else "drop_index"
-        driver.execute_query(render(query, plain), {"name": name}, database_=database)
+        driver.execute_query(templates.query(query), {"name": name}, database_=database)

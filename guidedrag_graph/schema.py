@@ -17,12 +17,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import escape_identifier
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.templates import ELEMENT_ID as ELEMENT_ID  # re-exported for mappings
+from guidedrag_graph.templates import escape_identifier
 
-# An id field set to this value addresses nodes by Neo4j's elementId instead of a property:
+# An id field set to ELEMENT_ID addresses nodes by Neo4j's elementId instead of a property:
 # graphs written by KG builders (neo4j-graphrag's SimpleKGPipeline) have no id property at all.
-ELEMENT_ID = "elementId()"
 _ID_FIELDS = ("document_id", "chunk_id", "entity_id")
 
 

@@ -23,13 +23,13 @@ from typing import Any, Protocol
 
 from neo4j import Driver, RoutingControl
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db import read_query
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError, GenerationError
 from guidedrag_graph.linking import EntityLinker
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.schema import SchemaMapping, name_key, schema_from_settings
 from guidedrag_graph.vocabulary import TAGGERS
 
@@ -65,7 +65,7 @@ class FulltextTagger:
         if not text:
             return []
         rows = self.graph.read(
-            render("tag_fulltext", self.graph.schema),
+            templates.query("tag_fulltext", self.graph.schema),
             {
                 "index_name": self.graph.settings.entity_fulltext_index_name,
                 "query_text": text,
@@ -113,7 +113,7 @@ class EmbeddingTagger:
 
     def nearest(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         rows = self.graph.read(
-            render("tag_embedding", self.graph.schema),
+            templates.query("tag_embedding", self.graph.schema),
             {
                 "index_name": self.settings.entity_vector_index_name,
                 "query_vector": [float(x) for x in vector],
@@ -173,7 +173,8 @@ class LLMTagger:
         if not names:
             return []
         rows = self.graph.read(
-            render("tag_resolve", self.graph.schema), {"keys": [name_key(n) for n in names]}
+            templates.query("tag_resolve", self.graph.schema),
+            {"keys": [name_key(n) for n in names]},
         )
         out: list[str] = []
         for row in rows:
@@ -256,8 +257,8 @@ def embed_entity_names(
     """
     schema = schema or schema_from_settings(settings)
     embedder = embedder or embedder_for(settings)
-    read = render("entity_name_embeddings", schema)
-    write = render("entity_name_embeddings_write", schema)
+    read = templates.query("entity_name_embeddings", schema)
+    write = templates.query("entity_name_embeddings_write", schema)
     done = 0
     while True:
         rows = read_query(driver, read, {"limit": batch_size}, database=settings.neo4j_database)

@@ -1,8 +1,9 @@
 // requires: neo4j >= 2026.06
 // Re-declares the chunk vector index WITH the chunk id, so SEARCH can filter inside the index
 // (`WHERE c.id IN $ids`, 2026.06+) instead of post-filtering the global top k.
-DROP INDEX {{index:vector}} IF EXISTS;
-CREATE VECTOR INDEX {{index:vector}} IF NOT EXISTS
-FOR (c:{{chunk_label}}) ON c.{{chunk_embedding}}
-WITH [c.{{chunk_id}}]
+:param vector_index_config => {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'};
+DROP INDEX /*vector_index*/chunk_embedding IF EXISTS;
+CREATE VECTOR INDEX /*vector_index*/chunk_embedding IF NOT EXISTS
+FOR (c:/*chunk_label*/Chunk) ON /*chunk_embedding*/c.embedding
+WITH [/*chunk_id*/c.id]
 OPTIONS {indexConfig: $vector_index_config};

@@ -49,10 +49,10 @@ from guidedrag_graph.db import connect  # noqa: E402
 from guidedrag_graph.errors import GuidedRAGError  # noqa: E402
 from guidedrag_graph.kb import Question, load_bundle, read_bundle, sample_kb_dir  # noqa: E402
 from guidedrag_graph.pipeline import GuidedRAG, default_selection  # noqa: E402
-from guidedrag_graph.resources import cypher_template  # noqa: E402
 from guidedrag_graph.runtime import LocalNeo4j  # noqa: E402
 from guidedrag_graph.schema import PRESETS  # noqa: E402
 from guidedrag_graph.selection import Selector, khop, near  # noqa: E402
+from guidedrag_graph.templates import query  # noqa: E402
 
 
 def load_text() -> str:
@@ -256,10 +256,8 @@ def _jvm_rss_mib(server: LocalNeo4j) -> float | None:
 
 
 def hub_names(driver: Any, settings: Settings, limit: int) -> list[dict[str, Any]]:
-    """The entities with the most edges (sample KB: default schema, so the template runs as is)."""
-    text = "\n".join(
-        line for line in cypher_template("hub_entities").splitlines() if not line.startswith(":")
-    )
+    """The entities with the most edges (the sample KB has the default schema)."""
+    text = query("hub_entities", PRESETS["guidedrag"])
     records, _, _ = driver.execute_query(text, {"limit": limit}, database_=settings.neo4j_database)
     return [r.data() for r in records]
 

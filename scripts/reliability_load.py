@@ -30,10 +30,10 @@ from typing import Any
 
 from neo4j import Driver, GraphDatabase
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION
 from guidedrag_graph.kb import sample_kb_dir
 from guidedrag_graph.kb.synthetic import SyntheticSpec, write_synthetic_bundle
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.runtime import LocalNeo4j
 from guidedrag_graph.schema import PRESETS
 
@@ -76,7 +76,7 @@ class Outcome:
 
 
 def counts(driver: Driver) -> dict[str, int]:
-    record = driver.execute_query(render("reliability_counts", SCHEMA)).records[0]
+    record = driver.execute_query(templates.query("reliability_counts", SCHEMA)).records[0]
     return {k: int(v) for k, v in dict(record).items()}
 
 
@@ -86,7 +86,7 @@ def chunk_count(driver: Driver) -> int:
 
 def wipe(driver: Driver) -> None:
     """Empty the suite's own database (nodes only: the schema stays, as after `migrate`)."""
-    query = render("reliability_wipe", SCHEMA)
+    query = templates.query("reliability_wipe", SCHEMA)
     while driver.execute_query(query).records[0]["n"]:
         pass
 

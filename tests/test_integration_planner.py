@@ -14,11 +14,11 @@ import pytest
 from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import Neo4jError
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db import server_info
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
 from guidedrag_graph.schema import PRESETS
 from tests.test_retrieval import DIM, numpy_top, unit, write_chunks
@@ -72,11 +72,11 @@ def test_planner_skips_search_in_on_an_index_without_the_filter_property(
         return
 
     # The crash the planner must avoid: the filtered SEARCH itself, on this real index.
-    search_in = render(
+    search_in = templates.query(
         "retrieve_search_in",
         PRESETS["guidedrag"],
-        selection_cypher=selection.cypher,
-        replacements={"`chunk_embedding`": f"`{USER_INDEX}`"},
+        selection=selection.cypher,
+        names={"vector_index": USER_INDEX},
     )
     with pytest.raises(Neo4jError, match="additional property"):
         driver.execute_query(

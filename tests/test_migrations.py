@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.db import server_info
 from guidedrag_graph.errors import MigrationError
 from guidedrag_graph.migrate import discover, migrate, status
 from guidedrag_graph.resources import migrations_dir
@@ -50,12 +52,39 @@ def test_edited_applied_migration_is_an_error_naming_the_file(
     shutil.copytree(migrations_dir(), folder)
     migrate(blank_db, settings, GUIDEDRAG, folder)
     edited = folder / "V0002__entity_lookup_indexes.cypher"
-    edited.write_text(edited.read_text() + "\n// an innocent-looking edit\n")
+    original = edited.read_text()
+    # The checksum is over the statements: a comment is not an edit, a changed statement is.
+    edited.write_text(original + "\n// an innocent-looking comment\n")
+    assert {s.migration.version: s.state for s in status(blank_db, settings, folder)}[2] == (
+        "applied"
+    )
+    edited.write_text(original.replace("IF NOT EXISTS", "IF  NOT EXISTS", 1))
     with pytest.raises(MigrationError, match=r"V0002__entity_lookup_indexes\.cypher"):
         migrate(blank_db, settings, GUIDEDRAG, folder)
     assert {s.migration.version: s.state for s in status(blank_db, settings, folder)}[2] == (
         "modified"
     )
+
+
+def test_migration_files_run_as_written(blank_db: Driver) -> None:
+    """Two-way files: after their ``:param`` lines each statement runs in Browser as written
+    (slot comments and all), on the default schema."""
+    server = server_info(blank_db)
+    for migration in discover():
+        if not migration.applies_to(server):
+            continue
+        lines = migration.text.splitlines()
+        params = {
+            name: blank_db.execute_query(f"RETURN {value} AS v").records[0]["v"]
+            for name, value in (
+                re.match(r":param (\w+) => (.*);$", line).groups()  # type: ignore[union-attr]
+                for line in lines
+                if line.startswith(":param")
+            )
+        }
+        body = "\n".join(line for line in lines if not line.startswith((":param", "//")))
+        for statement in filter(None, (s.strip() for s in body.split(";"))):
+            blank_db.execute_query(statement, params)
 
 
 def test_migration_files_are_well_formed() -> None:

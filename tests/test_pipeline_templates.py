@@ -1,7 +1,9 @@
 """Every retrieval/augmentation/tagging template runs as-is, the way Neo4j Browser would run it.
 
-Browser evaluates each ``:param name => expression`` line, then runs the rest of the file; we do
-the same against the real server (on the tiny KB), so a template cannot drift from its header.
+Browser evaluates each ``:param name => expression`` line, then runs the rest of the file (slot
+comments included: Cypher ignores them); we do the same against the real server (on the tiny KB),
+so a template cannot drift from its header. The selection templates have their own such test
+(test_selection_templates.py).
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.db import server_info
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.query_templates import executable, rename
 from guidedrag_graph.resources import cypher_template
 from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.templates import query
 from tests.test_pipeline import embedder, tiny_kb  # noqa: F401  (module fixtures reused)
 
 pytestmark = pytest.mark.neo4j
@@ -48,7 +50,20 @@ TEMPLATES = [
     "retrieve_plugin",
     "procedure_listed",
     "rank_plugin_cache",
+    # the package's own bookkeeping and inspection
+    "selection_ids",
+    "selection_boosts",
+    "selection_given",
+    "server_version",
+    "connection_check",
+    "await_indexes",
+    "migration_records",
+    "kb_stats",
+    "kb_stats_relations",
+    "kb_stats_indexes",
 ]
+# Templates that write: run as written in a transaction that is rolled back.
+WRITES = ["migration_record_write", "kb_wipe", "memory_graph_load"]
 RETRIEVE = ["retrieve_exact", "retrieve_index", "retrieve_search", "retrieve_search_in"]
 _COLUMNS = re.compile(r"^// Columns[^:]*:\s*([^(.\n]*)", re.M)
 NEEDS_SEARCH = {"retrieve_search", "retrieve_search_in"}
@@ -59,6 +74,22 @@ def browser_params(driver: Driver, text: str) -> dict[str, Any]:
     for name, expression in _PARAM.findall(text):
         params[name] = driver.execute_query(f"RETURN {expression} AS v").records[0]["v"]
     return params
+
+
+def as_written(text: str) -> list[str]:
+    """The file's statements as Browser runs them, split at a ``;`` that ends a line: without
+    the ``:param`` and full-line comment lines, with everything else (slot comments included)."""
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith((":param", "//"))]
+    statements = [s.strip() for s in re.split(r";[ \t]*$", "\n".join(lines), flags=re.M)]
+    return [s for s in statements if s]
+
+
+def documented_columns(text: str) -> list[str] | None:
+    documented = _COLUMNS.search(text)
+    if not documented:
+        return None
+    columns = [c.strip() for c in documented.group(1).split(",")]
+    return [] if columns == ["none"] else columns
 
 
 @pytest.mark.parametrize("name", TEMPLATES)
@@ -72,25 +103,26 @@ def test_template_runs_as_written(
     if name in NEEDS_SEARCH and not server_info(tiny_kb).supports_search_clause:
         pytest.skip("SEARCH needs Neo4j 2026.01+ (5.26 uses retrieve_index)")
     params = browser_params(tiny_kb, text)
-    result = tiny_kb.execute_query(executable(text), params)
-    records = result.records
-    assert isinstance(records, list)
-    documented = _COLUMNS.search(text)
-    if documented:
-        assert result.keys == [c.strip() for c in documented.group(1).split(",")], name
-    for record in records:
-        assert_no_raw_vectors(record, name)
+    statements = as_written(text)
+    assert statements, name
+    results = [tiny_kb.execute_query(statement, params) for statement in statements]
+    for statement, result in zip(statements, results, strict=True):
+        if documented_columns(text) is not None:
+            assert result.keys == documented_columns(text), (name, statement)
+        for record in result.records:
+            assert_no_raw_vectors(record, name)
+    records = results[0].records
     if name == "selection_size":
         assert records[0]["selection_size"] == 0  # the example ids are not in the tiny KB
     if name == "procedure_listed":
         assert records[0]["listed"] is True
     if name == "retrieve_plugin":
         params["sel_chunk_ids"] = ["ada-1", "ada-2"]
-        rows = tiny_kb.execute_query(executable(text), params).records
+        rows = tiny_kb.execute_query(statements[0], params).records
         assert sorted(r["id"] for r in rows) == ["ada-1", "ada-2"]
     if name == "triplets":
         params["chunk_ids"] = ["ada-1"]
-        rows = tiny_kb.execute_query(executable(text), params).records
+        rows = tiny_kb.execute_query(statements[0], params).records
         assert {(r["head"], r["type"], r["tail"]) for r in rows} >= {
             ("Ada Lovelace", "BORN_IN", "London"),
             ("Ada Lovelace", "CHILD_OF", "Lord Byron"),
@@ -162,7 +194,7 @@ def test_cypher_question_script_ranks_like_guidedrag_and_feeds_every_retrieve_te
             continue
         text = cypher_template(name)
         merged = {**browser_params(tiny_kb, text), **params}
-        ranked = [r["id"] for r in tiny_kb.execute_query(executable(text), merged).records]
+        ranked = [r["id"] for r in tiny_kb.execute_query(as_written(text)[0], merged).records]
         want = (
             [c.id for c in base.chunks]
             if name in ("retrieve_index", "retrieve_search")
@@ -189,13 +221,26 @@ def test_cypher_script_shows_ids_titles_and_text(
         assert_no_raw_vectors(row, "cypher")
 
 
-def test_rename_maps_the_default_schema_onto_neo4j_graphrag() -> None:
+@pytest.mark.parametrize("name", WRITES)
+def test_write_template_runs_as_written(
+    name: str,
+    tiny_kb: Driver,  # noqa: F811
+) -> None:
+    text = cypher_template(name)
+    params = browser_params(tiny_kb, text)
+    with tiny_kb.session() as session, session.begin_transaction() as tx:
+        for statement in as_written(text):
+            assert list(tx.run(statement, params).keys()) == documented_columns(text), name
+        tx.rollback()
+
+
+def test_rendering_maps_the_default_schema_onto_neo4j_graphrag() -> None:
     schema = PRESETS["neo4j-graphrag"]
-    out = rename(cypher_template("triplets"), schema)
+    out = query("triplets", schema)
     assert "(c:`Chunk`)<-[:`FROM_CHUNK`]-(e:`__Entity__`)" in out
     assert "`MENTIONS`" not in out and ":`Entity`" not in out
-    out = rename(cypher_template("retrieve_exact"), schema)
+    out = query("retrieve_exact", schema)
     assert "[:`FROM_DOCUMENT`]" in out and "`PART_OF`" not in out
-    assert rename("RETURN e.name, c.position, vector.similarity.cosine(x, y)", schema) == (
-        "RETURN e.`name`, c.`index`, vector.similarity.cosine(x, y)"
-    )
+    assert "vector.similarity.cosine(c.`embedding`, $query_vector)" in out
+    assert "c.`index` <= $param_0" in query("filter_chunks", schema)
+    assert "e.`name` AS name" in query("tag_fulltext", schema)

@@ -3,6 +3,8 @@ indexes on the new labels instead of answering "up to date" over the old ones.""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from neo4j import Driver
 
@@ -60,8 +62,8 @@ def test_index_names_follow_the_settings(blank_db: Driver, settings: Settings) -
     assert "chunks_v2" in names and "my_chunks" not in names
 
 
-# sha256 of the files as released before index names became placeholders: databases migrated
-# then recorded these, so the templated files must keep them (or migrate would call them edited).
+# sha256 of the files as released before they became two-way templates (and, for 1-6, before
+# index names became placeholders): databases migrated then recorded these.
 RELEASED_CHECKSUMS = {
     1: "1f3faecf094c59368ec2c7318762de14d0bf553f8fe6f3e53b42bf021c943afd",
     2: "cdfb9742762d9320a7256cb0e698080408a7d6d42140c79a67d0342178c96499",
@@ -72,11 +74,32 @@ RELEASED_CHECKSUMS = {
 }
 
 
-def test_templated_files_keep_their_released_checksums() -> None:
+def test_released_checksums_are_accepted_for_the_unchanged_files() -> None:
     migrations = {m.version: m for m in discover()}
     for version, checksum in RELEASED_CHECKSUMS.items():
-        assert "{{index:" in migrations[version].text
-        assert migrations[version].checksum == checksum, version
+        migration = migrations[version]
+        assert migration.checksum != checksum, version  # now over the canonical statements
+        assert migration.accepts(checksum), version
+        assert migration.accepts(migration.checksum), version
+        assert not migration.accepts(RELEASED_CHECKSUMS[version % 6 + 1]), version
+    v2 = migrations[2]
+    edited = replace(v2, text=v2.text.replace("IF NOT EXISTS", "IF  NOT EXISTS", 1))
+    assert not edited.accepts(RELEASED_CHECKSUMS[2])  # a released record of an edited file
+
+
+def test_a_database_migrated_before_the_two_way_files_shows_applied(
+    blank_db: Driver, settings: Settings
+) -> None:
+    migrate(blank_db, settings, PRESETS["guidedrag"])
+    blank_db.execute_query(
+        "UNWIND $rows AS row MATCH (m:__GuidedRAGMigration {version: row.v}) "
+        "SET m.checksum = row.c",
+        rows=[{"v": v, "c": c} for v, c in RELEASED_CHECKSUMS.items()],
+    )
+    states = status(blank_db, settings)
+    assert all(s.state in ("applied", "not-for-this-server") for s in states)
+    assert any(s.state == "applied" for s in states)
+    assert migrate(blank_db, settings, PRESETS["guidedrag"]) == []
 
 
 def test_element_id_fields_skip_their_constraints() -> None:

@@ -10,6 +10,7 @@ identifier nor change anything around it (no cut comment, no re-renamed property
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -18,12 +19,12 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from guidedrag_graph import templates as T
 from guidedrag_graph.errors import GuidedRAGError
-from guidedrag_graph.query_templates import render
-from guidedrag_graph.resources import cypher_dir
+from guidedrag_graph.migrate import discover
+from guidedrag_graph.resources import cypher_dir, cypher_template
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import boost, parse
-from guidedrag_graph.selection import templates as T
 from guidedrag_graph.selection.compiler import compile_plan
 from tests.test_selection_compile import identity_resolution
 
@@ -36,7 +37,8 @@ FIELDS = sorted(
 )
 # A "hostile" value equal to another identifier's name is indistinguishable from it in the text,
 # so such collisions are skipped (they are ordinary names, not escapes).
-ORDINARY = {str(getattr(SchemaMapping(), f)) for f in FIELDS} | {"chunk_embedding", PLACEHOLDER}
+ORDINARY = {str(getattr(SchemaMapping(), f)) for f in FIELDS} | {PLACEHOLDER}
+ORDINARY |= set(T.NAME_DEFAULTS.values())
 ORDINARY |= {"R", "S"}  # the relation types of EXPRESSIONS
 TEMPLATES = sorted(p.stem for p in cypher_dir().glob("*.cypher"))
 EXPRESSIONS = [
@@ -100,21 +102,28 @@ def lex_identifiers(text: str, hostile: str) -> str:
 
 
 def renderings(schema: SchemaMapping, index_name: str) -> list[str]:
-    """Every template rendered the way callers render them, and every compiled selection."""
+    """Every template, fragment and migration rendered with every slot filled (each index and
+    constraint name set to ``index_name``), and every compiled selection."""
+    names = dict.fromkeys(T.NAME_DEFAULTS, index_name)
+    relation = T.Relation(("R", "S"), "out")
+    lists = {"tiers": ["s0", "s1"], "sizes": ["s0", "s1"], "flags": ["t0", "t1"]}
     out: list[str] = []
     for name in TEMPLATES:
-        out.append(render(name, schema, replacements={"`chunk_embedding`": schema.q(index_name)}))
-        for fragment in ("query", "set", "rows", "alone", "item", "types", "property", "alias"):
-            try:
-                out.append(T.query(name, fragment, schema))
-            except GuidedRAGError:
-                continue
+        if name == "load_next_chunk" and schema.next_chunk_type is None:
+            continue  # the loader renders it only for mappings with a next-chunk type
+        out.append(T.query(name, schema, names=names, lists=lists, relation=relation))
+        for part in re.findall(r"^// @fragment (\w+)", cypher_template(name), re.M):
+            out.append(
+                T.fragment(name, part, schema, names=names, lists=lists, relation=relation, steps=2)
+            )
+    for migration in discover():
+        out += migration.statements(schema, names)
     for expr in EXPRESSIONS:
         plan = compile_plan(expr, identity_resolution(expr), schema, hop_cap=10)
         compiled = plan.selection(schema)
         out += [compiled.cypher, compiled.prelude, compiled.boosted]
         for template in ("retrieve_exact", "selection_members", "selection_size"):
-            out.append(render(template, schema, selection_cypher=compiled.cypher))
+            out.append(T.query(template, schema, selection=compiled.cypher))
     return out
 
 
@@ -169,14 +178,10 @@ def test_reproducers_render_as_single_identifiers() -> None:
         parse("entity('a')"), identity_resolution(parse("entity('a')")), schema, hop_cap=1
     )
     assert "(c:`Chunk c.text`)" in compiled.selection(schema).cypher
-    text = render(
-        "retrieve_search",
-        SchemaMapping(),
-        replacements={"`chunk_embedding`": SchemaMapping().q("zz\n//")},
-    )
+    text = T.query("retrieve_search", SchemaMapping(), names={"vector_index": "zz\n//"})
     assert "`zz\n//`" in text
     with pytest.raises(GuidedRAGError, match="lone surrogate"):
-        T.slot("\udcff")
+        T.query("selection_size", SchemaMapping(chunk_label="\udcff"))
 
 
 def test_element_id_mapping() -> None:
@@ -188,8 +193,8 @@ def test_element_id_mapping() -> None:
     assert "WHERE elementId(e) IN $sel_" in cypher
     assert "elementId(c) IN $sel_" in cypher
     assert "`elementId()`" not in cypher
-    assert T.property_of("c", "id", schema) == "elementId(c)"
-    assert T.property_of("c", "text", schema) == "c.`text`"
+    assert T.fragment("selection_given", "ids", schema).endswith("elementId(c) IN $sel_chunk_ids")
+    assert "c.`text` AS text" in T.query("selection_chunks", schema, selection="MATCH (c)")
     # only id fields have the special meaning; the mapping refuses it elsewhere
     with pytest.raises(ValidationError, match="only document_id, chunk_id, entity_id"):
         SchemaMapping(chunk_text="elementId()")

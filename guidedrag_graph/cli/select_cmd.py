@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
+from guidedrag_graph import templates
 from guidedrag_graph.cli.common import driver_for, echo_json, load_settings
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import Selector, parse
 from guidedrag_graph.selection.limits import Limits
@@ -44,7 +44,7 @@ def browser_script(prep: PreparedSelection, schema: SchemaMapping) -> str:
         lines.append(f"// note: {warning.message}")
     for name, value in sorted(prep.compiled.params.items()):
         lines.append(f":param {name} => {cypher_literal(value)};")
-    query = render("selection_chunks", schema, selection_cypher=prep.compiled.cypher)
+    query = templates.query("selection_chunks", schema, selection=prep.compiled.cypher)
     lines.append(query.rstrip() + ";")
     return "\n".join(lines)
 
@@ -84,7 +84,7 @@ def question_script(
     # 9 significant digits write a float32 exactly; the line stays ~12 characters a dimension.
     floats = ", ".join(format(float(x), ".9g") for x in vector)
     lines.append(f":param query_vector => [{floats}];")
-    query = render("retrieve_exact", schema, selection_cypher=prep.compiled.cypher)
+    query = templates.query("retrieve_exact", schema, selection=prep.compiled.cypher)
     lines.append(query.rstrip() + ";")
     return "\n".join(lines)
 

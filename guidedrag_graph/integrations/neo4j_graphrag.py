@@ -28,12 +28,12 @@ from neo4j_graphrag.filters import extract_filter_field_names, get_metadata_filt
 from neo4j_graphrag.retrievers.base import Retriever
 from neo4j_graphrag.types import RawSearchResult, RetrieverResultItem
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.integrations.embedder import GuidedEmbedder
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult, default_selection
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.selection import Expr, parse
 from guidedrag_graph.selection.ast import Chunks
 from guidedrag_graph.semantics import Semantics
@@ -190,7 +190,7 @@ class GuidedRetriever(Retriever):
         fields = sorted(extract_filter_field_names(filters))
         keys_rows = read_query(
             self.driver,
-            render("property_keys", self.rag.schema),
+            templates.query("property_keys", self.rag.schema),
             {},
             database=settings.neo4j_database,
         )
@@ -203,7 +203,7 @@ class GuidedRetriever(Retriever):
                 f"{self.rag.schema.chunk_id!r} or {self.rag.schema.chunk_text!r}"
             )
         condition, params = get_metadata_filter(filters, node_alias="c")
-        query = render("filter_chunks", self.rag.schema, selection_cypher=condition)
+        query = templates.query("filter_chunks", self.rag.schema, selection=condition)
         rows = read_query(self.driver, query, params, database=settings.neo4j_database)
         return [str(r["chunk_id"]) for r in rows]
 

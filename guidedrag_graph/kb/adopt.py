@@ -22,12 +22,12 @@ from typing import Any
 
 from neo4j import Driver
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import escape_identifier, read_query, server_info
+from guidedrag_graph.db import read_query, server_info
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.migrate import vector_index_config
-from guidedrag_graph.query_templates import render
-from guidedrag_graph.schema import ELEMENT_ID, PRESETS, SchemaMapping, name_key
+from guidedrag_graph.schema import ELEMENT_ID, SchemaMapping, name_key
 
 _BATCH = 5_000
 
@@ -61,11 +61,7 @@ class AdoptReport:
 
 
 def _indexes(driver: Driver, database: str) -> list[dict[str, Any]]:
-    return read_query(driver, render("schema_indexes", PRESETS["guidedrag"]), database=database)
-
-
-def _ddl(name: str, schema: SchemaMapping, index_name: str, default: str) -> str:
-    return render(name, schema, replacements={f"`{default}`": escape_identifier(index_name)})
+    return read_query(driver, templates.query("schema_indexes"), database=database)
 
 
 def adopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptReport:
@@ -84,9 +80,11 @@ def adopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptRep
         report.created.append(name)
 
     fulltext = settings.entity_fulltext_index_name
-    create(_ddl("adopt_fulltext_index", schema, fulltext, "entity_names"), fulltext)
+    names = {"entity_fulltext_index": fulltext}
+    create(templates.query("adopt_fulltext_index", schema, names=names), fulltext)
     key_index = f"{settings.index_prefix}_entity_name_key"
-    create(_ddl("adopt_name_key_index", schema, key_index, "guidedrag_entity_name_key"), key_index)
+    names = {"entity_name_key_index": key_index}
+    create(templates.query("adopt_name_key_index", schema, names=names), key_index)
     report.name_keys_written = _write_name_keys(driver, database, schema)
 
     _adopt_vector_index(driver, settings, schema, existing, report, create)
@@ -98,11 +96,9 @@ def adopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptRep
         "name_keys_written": int(previous.get("name_keys_written", 0)) + report.name_keys_written,
     }
     driver.execute_query(
-        render("adoption_record_write", PRESETS["guidedrag"]),
-        {"record": record},
-        database_=database,
+        templates.query("adoption_record_write"), {"record": record}, database_=database
     )
-    driver.execute_query(f"CALL db.awaitIndexes({600})", database_=database)
+    driver.execute_query(templates.query("await_indexes"), {"timeout_s": 600}, database_=database)
     return report
 
 
@@ -135,7 +131,7 @@ def _adopt_vector_index(
         else:
             report.reused.append(wanted)
         return
-    rows = read_query(driver, render("adopt_embedding_size", schema), database=database)
+    rows = read_query(driver, templates.query("adopt_embedding_size", schema), database=database)
     if not rows:
         report.notes.append(
             f"no :{schema.chunk_label} node has {schema.chunk_embedding!r}: embed the chunks "
@@ -151,11 +147,9 @@ def _adopt_vector_index(
         )
     server = server_info(driver, database)
     filtered = server.supports_search_in_filter and schema.chunk_id != ELEMENT_ID
-    config = vector_index_config(settings, server)
     template = "adopt_vector_index_filtered" if filtered else "adopt_vector_index"
-    create(
-        _ddl(template, schema, wanted, "chunk_embedding"), wanted, {"vector_index_config": config}
-    )
+    ddl = templates.query(template, schema, names={"vector_index": wanted})
+    create(ddl, wanted, {"vector_index_config": vector_index_config(settings, server)})
     report.vector_index_name = wanted
     report.vector_index_filtered = filtered
     if not filtered:
@@ -171,20 +165,20 @@ def _adopt_vector_index(
 
 
 def _write_name_keys(driver: Driver, database: str, schema: SchemaMapping) -> int:
-    rows = read_query(driver, render("adopt_name_keys_read", schema), database=database)
-    query = render("adopt_name_keys_write", schema)
+    rows = read_query(driver, templates.query("adopt_name_keys_read", schema), database=database)
+    write = templates.query("adopt_name_keys_write", schema)
     written = 0
     batch = [{"eid": r["eid"], "key": name_key(str(r["name"]))} for r in rows]
     for start in range(0, len(batch), _BATCH):
         records = driver.execute_query(
-            query, {"rows": batch[start : start + _BATCH]}, database_=database
+            write, {"rows": batch[start : start + _BATCH]}, database_=database
         ).records
         written += int(records[0]["written"]) if records else 0
     return written
 
 
 def _record(driver: Driver, database: str) -> dict[str, Any]:
-    rows = read_query(driver, render("adoption_record", PRESETS["guidedrag"]), database=database)
+    rows = read_query(driver, templates.query("adoption_record"), database=database)
     return dict(rows[0]["record"]) if rows else {}
 
 
@@ -196,11 +190,10 @@ def unadopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptR
     if not record:
         report.notes.append("this database has no adoption record: nothing to undo")
         return report
-    plain = PRESETS["guidedrag"]
     existing = {str(i["name"]) for i in _indexes(driver, database)}
     for name in record.get("indexes", []):
         if name in existing:
-            driver.execute_query(render("drop_index", plain), {"name": name}, database_=database)
+            driver.execute_query(templates.query("drop_index"), {"name": name}, database_=database)
             report.dropped.append(str(name))
     if int(record.get("name_keys_written", 0)):
         keyed = schema.model_copy(
@@ -209,12 +202,12 @@ def unadopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptR
                 "entity_key": str(record.get("name_key_property", schema.entity_key)),
             }
         )
-        query = render("adopt_name_keys_remove", keyed)
+        remove = templates.query("adopt_name_keys_remove", keyed)
         while True:
-            rows = driver.execute_query(query, database_=database).records
+            rows = driver.execute_query(remove, database_=database).records
             removed = int(rows[0]["removed"]) if rows else 0
             report.name_keys_removed += removed
             if removed == 0:
                 break
-    driver.execute_query(render("adoption_record_delete", plain), database_=database)
+    driver.execute_query(templates.query("adoption_record_delete"), database_=database)
     return report

@@ -19,11 +19,10 @@ from typing import Any
 
 from neo4j import Driver
 
+from guidedrag_graph import templates
 from guidedrag_graph.db import read_query
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.schema import ELEMENT_ID, PRESETS, SchemaMapping
 
-_PLAIN = PRESETS["guidedrag"]
 # Our own bookkeeping and the builders' internal labels are never chunks, documents or entities.
 _INTERNAL = ("__GuidedRAGMigration", "__GuidedRAGAdoption", "__KGBuilder__", "__Node__")
 
@@ -81,7 +80,7 @@ class GraphLayout:
 
 
 def _read(driver: Driver, database: str, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-    return read_query(driver, render(name, _PLAIN), params, database=database)
+    return read_query(driver, templates.query(name), params, database=database)
 
 
 def label_counts(driver: Driver, database: str) -> dict[str, int]:

@@ -19,7 +19,6 @@ parameters where the server speaks Bolt 6 (see ``_embedding_params``); the queri
 
 from __future__ import annotations
 
-import re
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -41,13 +40,13 @@ from neo4j.exceptions import (
 from neo4j.vector import Vector
 from tqdm import tqdm
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import Settings, redact_uri
 from guidedrag_graph.db import ServerInfo, server_info
 from guidedrag_graph.embeddings import Embedder, embedder_for, vector_index_dimensions
 from guidedrag_graph.errors import ConfigurationError, DatabaseUnavailableError, EmbeddingError
 from guidedrag_graph.kb.bundle import RESERVED_PREFIX, Bundle, ChunkRow, read_bundle
 from guidedrag_graph.migrate import migrate as apply_migrations
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.schema import SchemaMapping
 
 T = TypeVar("T")
@@ -108,49 +107,9 @@ def _batches(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
         yield items[start : start + size]
 
 
-# Map keys of node and relationship patterns in the loader's templates, by what they key.
-# ``query_templates.render`` maps labels, patterns and ``var.property``; MERGE needs keys inside
-# ``{...}``, which this table maps (unknown keys, such as ``document_id``, keep their name).
-_KEY_FIELDS: dict[str, dict[str, str]] = {
-    "chunk": {"id": "chunk_id"},
-    "document": {"id": "document_id"},
-    "entity": {"id": "entity_id"},
-    "relation": {
-        "type": "relation_type_property",
-        "predicate": "relation_text_property",
-        "source_chunk": "relation_chunk_property",
-    },
-}
-_PATTERN_MAP = re.compile(r"([(\[]\w*:)(`(?:[^`]|``)+`|\$\(row\.type\)) \{([^{}]*)\}")
-_MAP_KEY = re.compile(r"(^|,\s*)(\w+):")
-
-
-def _map_keys(text: str, schema: SchemaMapping) -> str:
-    """Escape and map the keys of ``(v:`Label` {key: ...})`` / ``[r:`TYPE` {key: ...}]`` maps."""
-    kinds = {
-        schema.q(schema.chunk_label): "chunk",
-        schema.q(schema.document_label): "document",
-        schema.q(schema.entity_label): "entity",
-    }
-
-    def one_map(m: re.Match[str]) -> str:
-        opener, label, body = m.group(1), m.group(2), m.group(3)
-        kind = "relation" if opener.startswith("[") else kinds.get(label)
-        table = _KEY_FIELDS.get(kind or "", {})
-
-        def key(k: re.Match[str]) -> str:
-            name = k.group(2)
-            mapped = getattr(schema, table[name]) if name in table else name
-            return f"{k.group(1)}{schema.q(mapped)}:"
-
-        return f"{opener}{label} {{{_MAP_KEY.sub(key, body)}}}"
-
-    return _PATTERN_MAP.sub(one_map, text)
-
-
 def loader_query(name: str, schema: SchemaMapping, prefix: str = "") -> str:
     """A ``cypher/load_*.cypher`` template for ``schema``: names mapped and escaped once."""
-    return prefix + _map_keys(render(name, schema), schema)
+    return prefix + templates.query(name, schema)
 
 
 class _Queries:
@@ -172,11 +131,7 @@ class _Queries:
         self.chunks_merge = loader_query("load_chunks_merge", schema, p)
         self.vector_probe = loader_query("load_vector_probe", schema, p)
         self.next_chunk = (
-            loader_query("load_next_chunk", schema, p).replace(
-                "[:NEXT_CHUNK]", f"[:{schema.q(schema.next_chunk_type)}]"
-            )
-            if schema.next_chunk_type
-            else None
+            loader_query("load_next_chunk", schema, p) if schema.next_chunk_type else None
         )
         mode = "_property" if schema.relation_mode == "property" else ""
         self.relations_with_chunk = loader_query(f"load_relations{mode}", schema, p)

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from guidedrag_graph import templates
 from guidedrag_graph.context import RANK_PROCEDURE, GraphContext
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.retrieval.planner import Planner
 from guidedrag_graph.retrieval.results import Fetched
 from guidedrag_graph.retrieval.selections import CompiledSelectionLike
@@ -55,13 +55,13 @@ class Paths:
         """The vector index top k over every chunk (``SEARCH`` or the 5.26 procedure)."""
         schema, settings = self.graph.schema, self.graph.settings
         if self.graph.server.supports_search_clause:
-            query = render(
+            query = templates.query(
                 "retrieve_search",
                 schema,
-                replacements={"`chunk_embedding`": schema.q(settings.vector_index_name)},
+                names={"vector_index": settings.vector_index_name},
             )
             return query, {}
-        return render("retrieve_index", schema), {"index_name": settings.vector_index_name}
+        return templates.query("retrieve_index", schema), {"index_name": settings.vector_index_name}
 
     def rank_u(self, vector: list[float], fetch_k: int, with_embedding: bool) -> Fetched:
         query, extra = self.index_query()
@@ -74,7 +74,7 @@ class Paths:
         return Fetched.one(self.graph.read(query, params), query, params)
 
     def members_query(self, selection: CompiledSelectionLike) -> str:
-        return render("selection_members", self.graph.schema, selection_cypher=selection.cypher)
+        return templates.query("selection_members", self.graph.schema, selection=selection.cypher)
 
     def members(self, selection: CompiledSelectionLike, candidate_ids: list[str]) -> set[str]:
         """Which of ``candidate_ids`` the selection holds (one query)."""
@@ -84,7 +84,7 @@ class Paths:
         return {str(r["id"]) for r in rows}
 
     def size_query(self, selection: CompiledSelectionLike) -> str:
-        return render("selection_size", self.graph.schema, selection_cypher=selection.cypher)
+        return templates.query("selection_size", self.graph.schema, selection=selection.cypher)
 
     def size(self, selection: CompiledSelectionLike) -> int:
         rows = self.graph.read(self.size_query(selection), dict(selection.params))
@@ -114,7 +114,7 @@ class Paths:
     def _exact(
         self, vector: list[float], selection: CompiledSelectionLike, base: dict[str, Any]
     ) -> Fetched:
-        query = render("retrieve_exact", self.graph.schema, selection_cypher=selection.cypher)
+        query = templates.query("retrieve_exact", self.graph.schema, selection=selection.cypher)
         return Fetched.one(self.graph.read(query, base), query, base)
 
     def _plugin(
@@ -126,7 +126,7 @@ class Paths:
                 f"docs/plugin.md; rank_plugin={self.graph.settings.rank_plugin!r}); use 'exact'"
             )
         schema = self.graph.schema
-        query = render("retrieve_plugin", schema, selection_cypher=selection.cypher)
+        query = templates.query("retrieve_plugin", schema, selection=selection.cypher)
         params = {**base, "embedding_property": schema.chunk_embedding}
         return Fetched.one(self.graph.read(query, params), query, params)
 
@@ -146,11 +146,11 @@ class Paths:
                 f"[c.{schema.chunk_id}] (`guidedrag migrate`, or `guidedrag kb adopt` on your "
                 f"own graph) or use 'exact' or 'index'"
             )
-        query = render(
+        query = templates.query(
             "retrieve_search_in",
             schema,
-            selection_cypher=selection.cypher,
-            replacements={"`chunk_embedding`": schema.q(settings.vector_index_name)},
+            selection=selection.cypher,
+            names={"vector_index": settings.vector_index_name},
         )
         wide = {**base, "fetch_k": int(base["fetch_k"]) * SEARCH_IN_OVERFETCH}
         return Fetched.one(self.graph.read(query, wide)[: base["fetch_k"]], query, wide)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.schema import ELEMENT_ID
 
 # Largest selection ranked exactly, keyed by the index path the planner would use instead.
@@ -52,7 +52,7 @@ class Planner:
         """
 
         def ask() -> int:
-            rows = self.graph.read(render("rank_plugin_cache", self.graph.schema), {})
+            rows = self.graph.read(templates.query("rank_plugin_cache", self.graph.schema), {})
             budget = int(rows[0]["budget"]) if rows else 0
             per_vector = 16 + 4 * self.graph.settings.embedding_dimensions + 64  # VectorCache.put
             return min(MEASURED_PLUGIN_EXACT_MAX, budget // per_vector)
@@ -95,7 +95,9 @@ class Planner:
         if self.graph.known("search_in_ready"):
             return None
         index = settings.vector_index_name
-        rows = self.graph.read(render("vector_index_filters", schema), {"index_name": index})
+        rows = self.graph.read(
+            templates.query("vector_index_filters", schema), {"index_name": index}
+        )
         declared: set[str] = set()
         labels: list[str] = []
         for row in rows:

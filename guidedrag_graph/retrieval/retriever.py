@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.query_templates import render
 from guidedrag_graph.retrieval.ordering import final_order
 from guidedrag_graph.retrieval.paths import POSTFILTER_FIRST, Paths
 from guidedrag_graph.retrieval.planner import Plan, Planner
@@ -295,8 +295,7 @@ class Retriever:
         """``retrieve_boost`` for these tiers, and its parameters."""
         settings, schema = self.graph.settings, self.graph.schema
         tiers = list(compiled.tiers)
-        variables = ", ".join(t.list_variable for t in tiers)
-        replacements = {"[s0, s1] AS tiers": f"[{variables}] AS tiers"}
+        lists = {"tiers": [t.list_variable for t in tiers]}
         params: dict[str, Any] = {
             **compiled.params,
             "query_vector": vector,
@@ -309,13 +308,14 @@ class Retriever:
             "limit": fetch if limit is None else limit,
             "with_embedding": with_embedding,
         }
+        names: dict[str, str] = {}
         if self.graph.server.supports_search_clause:
             name = "retrieve_boost"
-            replacements["`chunk_embedding`"] = schema.q(settings.vector_index_name)
+            names["vector_index"] = settings.vector_index_name
         else:
             name = "retrieve_boost_index"
             params["index_name"] = settings.vector_index_name
-        query = render(name, schema, selection_cypher=compiled.prelude, replacements=replacements)
+        query = templates.query(name, schema, selection=compiled.prelude, names=names, lists=lists)
         return query, params
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from guidedrag_graph import templates
 from guidedrag_graph.schema import SchemaMapping, schema_for
 
 
@@ -66,8 +67,7 @@ class ChunkIdSelection:
 
     @property
     def cypher(self) -> str:
-        s = self.schema
-        return f"MATCH (c:{s.q(s.chunk_label)}) WHERE {s.chunk_ref('c')} IN $sel_chunk_ids"
+        return templates.fragment("selection_given", "ids", self.schema)
 
     @property
     def params(self) -> dict[str, Any]:
@@ -86,7 +86,7 @@ class AllChunks:
 
     @property
     def cypher(self) -> str:
-        return f"MATCH (c:{self.schema.q(self.schema.chunk_label)})"
+        return templates.fragment("select_all", "alone", self.schema)
 
     @property
     def params(self) -> dict[str, Any]:

@@ -564,13 +564,14 @@ class LocalNeo4j:
     def _bolt_answers(self) -> bool:
         from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
 
+        from guidedrag_graph import templates
         from guidedrag_graph.db import new_driver
 
         if not port_in_use(self.bolt_port):
             return False
         try:
             with new_driver(self.uri, ("neo4j", self.password), connection_timeout=2) as driver:
-                driver.execute_query("RETURN 1")
+                driver.execute_query(templates.query("connection_check"))
             return True
         except AuthError as exc:
             raise Neo4jRuntimeError(

@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from guidedrag_graph import templates as T
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import ast as A
-from guidedrag_graph.selection import templates as T
 
 
 @dataclass(frozen=True)
@@ -86,25 +86,21 @@ class CompiledPlan:
 
     def selection(self, schema: SchemaMapping) -> CompiledSelection:
         if self.is_all:
-            return CompiledSelection(T.finalize(self.body), self.params, True)
+            return CompiledSelection(self.body, self.params, True)
         if self.is_boost:
-            every = T.render_slots(T.fragment("select_all", "alone"), schema).strip()
-            rows = T.render_slots(T.fragment("select_boost", "rows"), schema).strip()
-            if rows.count(_BOOST_LISTS) != 1:
-                raise AssertionError(f"select_boost rows must contain {_BOOST_LISTS} once")
-            lists = "[" + ", ".join(t.list_variable for t in self.tiers) + "]"
+            every = T.fragment("select_all", "alone", schema)
+            lists = {"tiers": [t.list_variable for t in self.tiers]}
+            rows = T.fragment("select_boost", "rows", schema, lists=lists)
             return CompiledSelection(
-                T.finalize(self.body + every),
+                self.body + every,
                 self.params,
                 is_boost=True,
                 tiers=self.tiers,
-                prelude=T.finalize(self.body),
-                boosted=T.finalize(self.body + rows.replace(_BOOST_LISTS, lists)),
+                prelude=self.body,
+                boosted=self.body + rows,
             )
-        finish = T.rename_vars(
-            T.render_slots(T.fragment("select_finish", "rows"), schema), self.names()
-        )
-        return CompiledSelection(T.finalize(self.body + finish.strip()), self.params, False)
+        finish = T.fragment("select_finish", "rows", schema, variables=self.names())
+        return CompiledSelection(self.body + finish, self.params, False)
 
     def names(self, index: int | None = None) -> dict[str, str]:
         i = self.result if index is None else index
@@ -112,15 +108,12 @@ class CompiledPlan:
 
     def sizes_query(self, schema: SchemaMapping, order: list[A.Expr]) -> str:
         """The fragment ending in ``RETURN sizes, truncated`` (one element per node in order)."""
-        item = T.render_slots(T.fragment("select_sizes", "item"), schema).strip()
-        sizes = ", ".join(f"size(s{self.nodes[n]})" for n in order)
-        flags = ", ".join(f"t{self.nodes[n]}" for n in order)
-        item = item.replace("[size(s)]", f"[{sizes}]").replace("[t]", f"[{flags}]")
-        return T.finalize(self.body + item)
+        lists = {
+            "sizes": [f"s{self.nodes[n]}" for n in order],
+            "flags": [f"t{self.nodes[n]}" for n in order],
+        }
+        return self.body + T.fragment("select_sizes", "item", schema, lists=lists)
 
-
-# The example tier lists in cypher/select_boost.cypher, replaced by the tiers' list variables.
-_BOOST_LISTS = "[s0, s1]"
 
 _LEAF_TEMPLATES: dict[type[A.Expr], str] = {
     A.Entity: "select_entity",
@@ -153,7 +146,7 @@ def compile_plan(
 ) -> CompiledPlan:
     """Compile ``expr``; ``resolved`` maps each name-bearing leaf to what it resolved to."""
     if isinstance(expr, A.All) and not force_sets:
-        body = T.render_slots(T.fragment("select_all", "alone"), schema).strip() + "\n"
+        body = T.fragment("select_all", "alone", schema) + "\n"
         return CompiledPlan(body, {}, 0, {}, is_all=True)
     builder = _Builder(resolved, schema, hop_cap, merge=not force_sets)
     if isinstance(expr, A.Boost):
@@ -222,18 +215,15 @@ class _Builder:
 
     def binary(self, expr: A.BinaryOp, i: int) -> str:
         left, right = self.index[expr.left], self.index[expr.right]
-        text = T.render_slots(T.fragment(_SET_TEMPLATES[type(expr)], "set"), self.schema)
-        return T.rename_vars(
-            text,
-            {
-                "lhs": f"s{left}",
-                "rhs": f"s{right}",
-                "tl": f"t{left}",
-                "tr": f"t{right}",
-                "s": f"s{i}",
-                "t": f"t{i}",
-            },
-        )
+        variables = {
+            "lhs": f"s{left}",
+            "rhs": f"s{right}",
+            "tl": f"t{left}",
+            "tr": f"t{right}",
+            "s": f"s{i}",
+            "t": f"t{i}",
+        }
+        return T.fragment(_SET_TEMPLATES[type(expr)], "set", self.schema, variables=variables)
 
     def entity_group(self, expr: A.Expr) -> tuple[A.Expr, ...] | None:
         """The names of a union made only of entity terms (a | b | entity([c, d]) ...), which
@@ -266,29 +256,22 @@ class _Builder:
     def leaf(self, expr: A.Expr, i: int, res: Resolved | None = None) -> str:
         if res is None:
             res = self.resolved.get(expr, Resolved())
+        variables = {"s": f"s{i}", "t": f"t{i}"}
         if res.empty:
-            text = T.render_slots(T.fragment("select_none", "set"), self.schema)
-            return T.rename_vars(text, {"s": f"s{i}", "t": f"t{i}"})
+            return T.fragment("select_none", "set", self.schema, variables=variables)
         if isinstance(expr, A.All):
-            text = T.render_slots(T.fragment("select_all", "set"), self.schema)
-            return T.rename_vars(text, {"s": f"s{i}", "t": f"t{i}"})
-        raw = T.fragment(_LEAF_TEMPLATES[type(expr)], "set")
+            return T.fragment("select_all", "set", self.schema, variables=variables)
         values: dict[str, Any] = {}
-        types_slot = ""
+        steps: int | None = None
+        relation: T.Relation | None = None
         if isinstance(expr, (A.Hop, A.KHop, A.Near)):
-            depth = expr.k if isinstance(expr, A.KHop) else expr.depth
-            raw = T.expand_steps(raw, depth)
+            steps = expr.k if isinstance(expr, A.KHop) else expr.depth
             values["cap"] = self.cap
         if isinstance(expr, (A.Entity, A.Entities, A.Hop, A.KHop, A.Near, A.Document)):
             values["ids"] = list(res.ids)
         if isinstance(expr, A.Hop):
             values["types"] = list(res.types)
-            raw = _directed(raw, expr.direction)
-            if self.schema.relation_mode == "types":
-                types_slot = "|".join(T.slot(t) for t in res.types)
-            else:
-                types_slot = T.slot(self.schema.generic_relation_type)
-                raw = raw.replace("type(r)", "r.type")
+            relation = T.Relation(tuple(res.types), expr.direction)
         elif isinstance(expr, A.Type):
             values["type"] = expr.name
         elif isinstance(expr, A.Category):
@@ -299,18 +282,14 @@ class _Builder:
             values["from"], values["to"] = expr.bounds()
         elif isinstance(expr, A.Chunks):
             values["ids"] = list(expr.ids)
-        text = T.render_slots(raw, self.schema)
-        text = T.rename_params(text, str(i))
-        text = T.rename_vars(text, {"s": f"s{i}", "t": f"t{i}"})
         for key, value in values.items():
             self.params[f"sel_{i}_{key}"] = value
-        return text.replace(T.REL_TYPES_SLOT, types_slot)
-
-
-def _directed(text: str, direction: str) -> str:
-    """Point the hop's ``(x)-[r...]-(y`` pattern: both ways, out from x, or into x."""
-    if direction == "out":
-        return text.replace("(x)-[r:IS_CURRENCY_OF]-(y", "(x)-[r:IS_CURRENCY_OF]->(y")
-    if direction == "in":
-        return text.replace("(x)-[r:IS_CURRENCY_OF]-(y", "(x)<-[r:IS_CURRENCY_OF]-(y")
-    return text
+        return T.fragment(
+            _LEAF_TEMPLATES[type(expr)],
+            "set",
+            self.schema,
+            variables=variables,
+            params={f"sel_{key}": f"sel_{i}_{key}" for key in values},
+            steps=steps,
+            relation=relation,
+        )

@@ -19,9 +19,8 @@ from typing import Any
 
 from neo4j import Driver
 
+from guidedrag_graph import templates
 from guidedrag_graph.errors import GuidedRAGError
-from guidedrag_graph.query_templates import executable
-from guidedrag_graph.resources import cypher_template
 from guidedrag_graph.selection import ast as A
 from guidedrag_graph.selection.parser import parse
 from guidedrag_graph.selection.selector import Selector
@@ -253,7 +252,7 @@ def fingerprint(driver: Driver, database: str | None = None) -> tuple[int, int, 
     digest = hashlib.sha256()
     nodes = rels = 0
     for name in ("reliability_nodes", "reliability_relationships"):
-        records, _, _ = driver.execute_query(executable(cypher_template(name)), database_=database)
+        records, _, _ = driver.execute_query(templates.query(name), database_=database)
         rows = sorted(repr(sorted(r.data().items())) for r in records)
         for row in rows:
             digest.update(row.encode("utf-8", "backslashreplace"))
@@ -267,6 +266,6 @@ def fingerprint(driver: Driver, database: str | None = None) -> tuple[int, int, 
 def running_transactions(driver: Driver, database: str | None = None) -> list[dict[str, Any]]:
     """Transactions still running on the server (``SHOW TRANSACTIONS``), this one excluded."""
     records, _, _ = driver.execute_query(
-        executable(cypher_template("reliability_transactions")), database_=database
+        templates.query("reliability_transactions"), database_=database
     )
     return [r.data() for r in records]

@@ -16,9 +16,9 @@ from typing import Any
 from neo4j import Driver
 from neo4j.exceptions import ClientError
 
+from guidedrag_graph import templates as T
 from guidedrag_graph.db import read_query
 from guidedrag_graph.schema import SchemaMapping, name_key, relation_type_name
-from guidedrag_graph.selection import templates as T
 from guidedrag_graph.selection.limits import Limits, check_text
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -49,9 +49,9 @@ class Resolver:
         """Ids of the entities ``name`` means (lowest matching tier), or [] if none."""
         check_text(name, "an entity name", self.limits)
         params: dict[str, Any] = {"sel_name": name, "sel_key": name_key(name)}
-        rows = self._read(T.query("resolve_entity", "query", self.schema), params)
+        rows = self._read(T.fragment("resolve_entity", "query", self.schema), params)
         if not rows:
-            rows = self._read(T.query("resolve_entity_alias", "query", self.schema), params)
+            rows = self._read(T.fragment("resolve_entity_alias", "query", self.schema), params)
         return _lowest_tier(rows)
 
     def entity_ids_many(self, names: tuple[str, ...] | list[str]) -> dict[str, list[str]]:
@@ -61,17 +61,17 @@ class Resolver:
             check_text(name, "an entity name", self.limits)
         params: dict[str, Any] = {"sel_names": names, "sel_keys": [name_key(n) for n in names]}
         by_name: dict[int, list[dict[str, Any]]] = {}
-        for row in self._read(T.query("resolve_entities", "query", self.schema), params):
+        for row in self._read(T.fragment("resolve_entities", "query", self.schema), params):
             by_name.setdefault(int(row["n"]), []).append(row)
         if len(by_name) < len(names):
-            for row in self._read(T.query("resolve_entities", "alias", self.schema), params):
+            for row in self._read(T.fragment("resolve_entities", "alias", self.schema), params):
                 if int(row["n"]) not in by_name or int(by_name[int(row["n"])][0]["tier"]) == 4:
                     by_name.setdefault(int(row["n"]), []).append(row)
         return {name: _lowest_tier(by_name.get(i, [])) for i, name in enumerate(names)}
 
     def document_ids(self, name: str) -> list[str]:
         check_text(name, "a document name", self.limits)
-        rows = self._read(T.query("resolve_document", "query", self.schema), {"sel_name": name})
+        rows = self._read(T.fragment("resolve_document", "query", self.schema), {"sel_name": name})
         return _lowest_tier(rows)
 
     def suggestions(self, name: str, limit: int = 5) -> list[str]:
@@ -82,7 +82,7 @@ class Resolver:
             return []
         try:
             rows = self._read(
-                T.query("suggest_entities", "query", self.schema),
+                T.fragment("suggest_entities", "query", self.schema),
                 {"sel_index": self.fulltext_index, "sel_fuzzy": fuzzy, "sel_limit": limit},
             )
         except ClientError:
@@ -101,12 +101,12 @@ class Resolver:
         if self.schema.relation_mode == "types":
             found = {
                 str(r["relationship_type"])
-                for r in self._read(T.query("relation_types", "types", self.schema), {})
+                for r in self._read(T.fragment("relation_types", "types", self.schema), {})
             } - set(self.schema.structural_relationship_types)
         else:
             found = {
                 str(r["relationship_type"])
-                for r in self._read(T.query("relation_types", "property", self.schema), {})
+                for r in self._read(T.fragment("relation_types", "property", self.schema), {})
                 if r["relationship_type"] is not None
             }
         self._types = found
@@ -117,8 +117,9 @@ class Resolver:
         if self.schema.relation_mode != "types":
             return True
         if rel_type not in self._in_use_cache:
-            query = T.query("relation_type_in_use", "query", self.schema)
-            rows = self._read(query.replace(T.REL_TYPES_SLOT, self.schema.q(rel_type)), {})
+            relation = T.Relation((rel_type,), "out")
+            query = T.fragment("relation_type_in_use", "query", self.schema, relation=relation)
+            rows = self._read(query, {})
             self._in_use_cache[rel_type] = bool(rows and rows[0]["in_use"])
         return self._in_use_cache[rel_type]
 

@@ -14,12 +14,12 @@ from typing import Any, Literal
 
 from neo4j import Driver
 
+from guidedrag_graph import templates as T
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query
 from guidedrag_graph.errors import SelectionError
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 from guidedrag_graph.selection import ast as A
-from guidedrag_graph.selection import templates as T
 from guidedrag_graph.selection.compiler import CompiledSelection, Resolved, compile_plan
 from guidedrag_graph.selection.limits import Limits, check
 from guidedrag_graph.selection.parser import parse
@@ -259,10 +259,8 @@ class Selector:
         prep = expr if isinstance(expr, PreparedSelection) else self.prepare(expr)
         if prep.empty is not None:
             return []
-        rows = self._read(
-            prep.compiled.cypher + f"\nRETURN {T.property_of('c', 'id', self.schema)} AS id",
-            prep.compiled.params,
-        )
+        query = T.query("selection_ids", self.schema, selection=prep.compiled.cypher)
+        rows = self._read(query, prep.compiled.params)
         return sorted(str(r["id"]) for r in rows)
 
     def boosts(self, expr: A.Boost | str | PreparedSelection) -> dict[str, tuple[float, str]]:
@@ -271,11 +269,8 @@ class Selector:
         prep = expr if isinstance(expr, PreparedSelection) else self.prepare(expr)
         if not prep.compiled.is_boost:
             raise SelectionError(f"boosts() needs a boost(...) selection, not {prep.text}")
-        chunk_id = T.property_of("c", "id", self.schema)
-        rows = self._read(
-            prep.compiled.boosted + f"\nRETURN {chunk_id} AS id, boost, tier",
-            prep.compiled.params,
-        )
+        query = T.query("selection_boosts", self.schema, selection=prep.compiled.boosted)
+        rows = self._read(query, prep.compiled.params)
         return {str(r["id"]): (float(r["boost"]), str(r["tier"])) for r in rows}
 
     def sizes(self, expr: A.Expr | str) -> SizeNode:
