@@ -34,11 +34,12 @@ from typing import Any
 import numpy as np
 from neo4j import Driver, GraphDatabase
 
-from guidedrag_graph import retrieval
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db import server_info
 from guidedrag_graph.migrate import migrate
 from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
+from guidedrag_graph.retrieval import paths as retrieval_paths
 from guidedrag_graph.runtime import LocalNeo4j, install_rank_plugin
 from guidedrag_graph.schema import PRESETS
 
@@ -166,7 +167,7 @@ def main() -> None:
         started = time.perf_counter()
         vectors = load(driver, settings, args.n, args.dim, args.seed, args.clusters)
         print(f"loaded and indexed in {time.perf_counter() - started:.0f}s", flush=True)
-        retriever = Retriever(driver, settings)
+        retriever = Retriever(GraphContext.open(settings, driver))
         rng = np.random.default_rng(args.seed + 1)
         queries = rng.normal(size=(args.queries, args.dim)).astype(np.float32)
         if args.clusters:  # questions near the data
@@ -175,7 +176,7 @@ def main() -> None:
             )
         queries /= np.linalg.norm(queries, axis=1, keepdims=True)
         paths = ["exact", "index"] + (["search_in"] if info.supports_search_in_filter else [])
-        paths += ["plugin"] if retriever.rank_plugin else []
+        paths += ["plugin"] if retriever.graph.rank_plugin else []
         sizes = [s for s in (int(x) for x in args.sizes.split(",")) if s <= args.n]
         rows: list[dict[str, Any]] = []
         print(
@@ -211,12 +212,12 @@ def main() -> None:
             for path in paths:
                 median, tops = time_path(retriever, path, selection, size, queries, args.k)
                 if path == "search_in":  # the recall guard's effect: the same without over-fetch
-                    wide = retrieval._SEARCH_IN_OVERFETCH
-                    retrieval._SEARCH_IN_OVERFETCH = 1
+                    wide = retrieval_paths.SEARCH_IN_OVERFETCH
+                    retrieval_paths.SEARCH_IN_OVERFETCH = 1
                     try:
                         _, tops_k1 = time_path(retriever, path, selection, size, queries, args.k)
                     finally:
-                        retrieval._SEARCH_IN_OVERFETCH = wide
+                        retrieval_paths.SEARCH_IN_OVERFETCH = wide
                     row["search_in_no_overfetch_recall"] = float(
                         np.mean(
                             [

@@ -39,6 +39,7 @@ from neo4j import Driver, GraphDatabase, RoutingControl
 
 from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db import server_info
 from guidedrag_graph.kb import load_bundle, read_bundle, sample_kb_dir
 from guidedrag_graph.kb.synthetic import (
@@ -133,8 +134,8 @@ def run_size(driver: Driver, settings: Settings, chunks: int, args: argparse.Nam
     del bundle
 
     queries = query_vectors(args.queries, spec, centres_dir=sample_kb_dir())
-    retriever = Retriever(driver, settings, SCHEMA)
-    selector = Selector(driver, settings, SCHEMA)
+    retriever = Retriever(GraphContext.open(settings, driver, SCHEMA))
+    selector = Selector(GraphContext.open(settings, driver, SCHEMA))
     version = server_info(driver).version
     procedures = {r["name"] for r in driver.execute_query("SHOW PROCEDURES YIELD name").records}
     paths = [p for p in PATHS if p != "plugin" or "guidedrag.rank" in procedures]

@@ -23,6 +23,7 @@ from typing import Any
 from neo4j import Driver, GraphDatabase
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.kb import read_bundle
 from guidedrag_graph.kb.bundle import Bundle
 from guidedrag_graph.migrate import migrate
@@ -220,13 +221,13 @@ def main() -> None:
             exprs = {"entity(x)": entity(x), "entity(a) & hop(a, R)": entity(a) & hop(a, [rel])}
             print(f"server {args.version}; x = {x!r}; a = {a!r}; R = {rel}")
             results: dict[str, dict[str, Any]] = {}
-            selector = Selector(driver, settings, SCHEMA)
+            selector = Selector(GraphContext.open(settings, driver, SCHEMA))
             corpus = len(bundle.chunks)
             for label, expr in exprs.items():
                 results[label] = measure(selector, expr, args.runs)
             sizes_table(selector, bundle, corpus)
             grow(driver, bundle, args.grow)
-            selector = Selector(driver, settings, SCHEMA)
+            selector = Selector(GraphContext.open(settings, driver, SCHEMA))
             grown = {label: measure(selector, expr, args.runs) for label, expr in exprs.items()}
             print(f"\ncorpus {corpus} chunks -> {corpus * args.grow} chunks (x{args.grow})")
             print(

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db import connect
 from guidedrag_graph.evaluation.metrics import tagging_accuracy, tags_correct
 from guidedrag_graph.kb import load_bundle, read_questions, sample_kb_dir
@@ -77,7 +78,7 @@ def main() -> None:
             if name in ("llm", "hybrid") and not settings.llm_configured:
                 print(f"{name:<10} skipped: no LLM configured")
                 continue
-            tagger = tagger_for(name, settings, driver, schema=schema)
+            tagger = tagger_for(name, GraphContext.open(settings, driver, schema))
             tags: list[list[str]] = []
             times: list[float] = []
             for warm in (True, False):

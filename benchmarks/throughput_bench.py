@@ -41,6 +41,7 @@ import numpy as np
 from neo4j import Driver, GraphDatabase
 
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db import server_info
 from guidedrag_graph.migrate import migrate
 from guidedrag_graph.retrieval import Retriever
@@ -130,8 +131,8 @@ def warm(
     driver: Driver, settings: Settings, questions: list[tuple[str, list[float], int]]
 ) -> tuple[Selector, Retriever, dict[str, int]]:
     """One pass over every question (plans, page cache, the plugin's vector cache)."""
-    selector = Selector(driver, settings)
-    retriever = Retriever(driver, settings)
+    selector = Selector(GraphContext.open(settings, driver))
+    retriever = Retriever(GraphContext.open(settings, driver))
     paths: dict[str, int] = {}
     for sel, vec, _ in questions:
         path = one(selector, retriever, sel, vec)

@@ -13,13 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import Driver
-
 from guidedrag_graph import templates
-from guidedrag_graph.config import Settings
-from guidedrag_graph.db import read_query
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.retrieval import RankedChunk
-from guidedrag_graph.schema import SchemaMapping, name_key, schema_from_settings
+from guidedrag_graph.schema import name_key
 from guidedrag_graph.semantics import Semantics
 
 SYSTEM_PROMPT = (
@@ -167,17 +164,9 @@ class Augmenter:
     """Reads triplets and entity descriptions for the selected entities, then builds the prompt."""
 
     def __init__(
-        self,
-        driver: Driver,
-        settings: Settings,
-        schema: SchemaMapping | None = None,
-        *,
-        max_triplets: int = 50,
-        max_entities: int = 20,
+        self, graph: GraphContext, *, max_triplets: int = 50, max_entities: int = 20
     ) -> None:
-        self.driver = driver
-        self.settings = settings
-        self.schema = schema or schema_from_settings(settings)
+        self.graph = graph
         self.max_triplets = max_triplets
         self.max_entities = max_entities
 
@@ -188,13 +177,13 @@ class Augmenter:
     def triplets(
         self, chunks: Sequence[RankedChunk], semantics: Semantics | None
     ) -> tuple[list[Triplet], str]:
-        query = templates.query("triplets", self.schema)
+        query = templates.query("triplets", self.graph.schema)
         params = {
             **self._params(chunks, semantics),
-            "structural_types": sorted(self.schema.structural_relationship_types),
+            "structural_types": sorted(self.graph.schema.structural_relationship_types),
             "limit": self.max_triplets,
         }
-        rows = read_query(self.driver, query, params, database=self.settings.neo4j_database)
+        rows = self.graph.read(query, params)
         out = [
             Triplet(
                 head=str(r["head"]),
@@ -211,9 +200,9 @@ class Augmenter:
     def entity_notes(
         self, chunks: Sequence[RankedChunk], semantics: Semantics | None
     ) -> tuple[list[EntityNote], str]:
-        query = templates.query("entity_descriptions", self.schema)
+        query = templates.query("entity_descriptions", self.graph.schema)
         params = {**self._params(chunks, semantics), "limit": self.max_entities}
-        rows = read_query(self.driver, query, params, database=self.settings.neo4j_database)
+        rows = self.graph.read(query, params)
         notes = [
             EntityNote(
                 name=str(r["name"]),

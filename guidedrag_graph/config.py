@@ -14,6 +14,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.vocabulary import Steering, Tagger
 
 DEFAULT_NEO4J_VERSION = "2026.08.1"
 # Public (it is in this file), so `connect` warns whenever it is in use.
@@ -101,7 +102,7 @@ class Settings(BaseSettings):
     hop_cap: int = Field(10_000, ge=1)
     mmr_lambda: float = Field(0.5, ge=0.0, le=1.0)
     mmr_fetch_k: int = Field(20, ge=1)
-    steering: Literal["auto", "hard", "soft"] = Field(
+    steering: Steering = Field(
         "auto",
         description="auto: graded graph tiers boost every chunk (docs/steering.md); hard: rank "
         "only inside the selection (the paper); soft: the selection boosted over every chunk",
@@ -118,7 +119,7 @@ class Settings(BaseSettings):
         description="rank with the guidedrag.rank procedure when the server has it (auto) or never",
     )
     entity_vector_index_name: str = "entity_name_embedding"
-    tagger: Literal["embedding", "fulltext", "hybrid", "linker", "llm"] = "linker"
+    tagger: Tagger = "linker"
     tagger_min_cosine: float = Field(
         0.80, ge=-1.0, le=1.0, description="embedding/hybrid taggers: least name cosine kept"
     )

@@ -33,12 +33,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j import Driver
-
 from guidedrag_graph import templates
-from guidedrag_graph.config import Settings
-from guidedrag_graph.db import read_query
-from guidedrag_graph.schema import SchemaMapping, name_key, schema_from_settings
+from guidedrag_graph.context import GraphContext
+from guidedrag_graph.schema import name_key
 
 # English function words and question words: spans made only of these are never entity names.
 STOP_WORDS: frozenset[str] = frozenset(
@@ -342,17 +339,13 @@ class EntityLinker:
 
     def __init__(
         self,
-        driver: Driver,
-        settings: Settings,
-        schema: SchemaMapping | None = None,
+        graph: GraphContext,
         *,
         max_words: int = 12,
         fulltext_limit: int = 50,
         mention_cap: int = 1000,
     ) -> None:
-        self.driver = driver
-        self.settings = settings
-        self.schema = schema or schema_from_settings(settings)
+        self.graph = graph
         self.max_words = max_words
         self.fulltext_limit = fulltext_limit
         self.mention_cap = mention_cap
@@ -364,18 +357,16 @@ class EntityLinker:
             return []
         grams = sorted({k for s in spans for k in s.keys})
         text = fulltext_query(question, spans)
-        rows = read_query(
-            self.driver,
-            templates.query("link_entities", self.schema),
+        rows = self.graph.read(
+            templates.query("link_entities", self.graph.schema),
             {
                 "grams": grams,
-                "index_name": self.settings.entity_fulltext_index_name,
+                "index_name": self.graph.settings.entity_fulltext_index_name,
                 # Lucene rejects an empty query; a word no name contains finds nothing.
                 "query_text": text or "guidedrag_no_word",
                 "fulltext_limit": self.fulltext_limit,
                 "mention_cap": self.mention_cap,
             },
-            database=self.settings.neo4j_database,
         )
         return choose(spans, [_candidate(r) for r in rows], question)
 

@@ -23,13 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal
 
 from guidedrag_graph.schema import relation_type_name
 from guidedrag_graph.selection import Expr, all_, entity, hop, khop, near
 from guidedrag_graph.semantics import Semantics
-
-Steering = Literal["hard", "soft", "auto"]
+from guidedrag_graph.vocabulary import Steering
 
 
 class Configuration(StrEnum):
@@ -130,6 +128,50 @@ class Plan:
 SizeOf = Callable[[Expr], int]
 
 
+@dataclass(frozen=True)
+class _Cell:
+    """How a Table 2 cell becomes an expression: the entities it needs (``names[:entities]``),
+    whether it uses the relation types, and the cell it relaxes to when it holds too little."""
+
+    entities: int
+    build: Callable[[tuple[str, ...], list[str]], Expr]
+    uses_relations: bool = False
+    relaxes_to: str | None = None
+
+
+_CELLS: dict[str, _Cell] = {
+    "U": _Cell(0, lambda n, r: all_()),
+    "E1": _Cell(1, lambda n, r: entity(n[0])),
+    "E1∪E2": _Cell(2, lambda n, r: entity(n[0]) | entity(n[1])),
+    "E1∩E2": _Cell(2, lambda n, r: entity(n[0]) & entity(n[1]), relaxes_to="E1∪E2"),
+    "E1∪A_hop": _Cell(1, lambda n, r: entity(n[0]) | khop(n[0], 1)),
+    "E1∪A_2hop": _Cell(1, lambda n, r: entity(n[0]) | khop(n[0], 2)),
+    "E1∩A_rel": _Cell(
+        1, lambda n, r: entity(n[0]) & hop(n[0], r), uses_relations=True, relaxes_to="E1∪A_rel"
+    ),
+    "E1∪A_rel": _Cell(1, lambda n, r: entity(n[0]) | hop(n[0], r), uses_relations=True),
+    "A_rel": _Cell(1, lambda n, r: hop(n[0], r), uses_relations=True),
+}
+
+
+def _runnable_cell(
+    cell: str, names: tuple[str, ...], relations: tuple[str, ...], tagged: bool
+) -> tuple[str, list[str]]:
+    """The nearest cell the semantics can run when they lack what ``cell`` needs, and why."""
+    notes: list[str] = []
+    if len(names) < _CELLS[cell].entities:
+        if not names:
+            notes.append("the tagger found no entity" if tagged else "the semantics name no entity")
+            cell = "U"
+        else:
+            notes.append(f"{cell} needs two entities, the question has one")
+            cell = "E1"
+    if _CELLS[cell].uses_relations and not relations:
+        notes.append(f"{cell} needs a relation type, the semantics give none")
+        cell = "E1"
+    return cell, notes
+
+
 def plan_selection(
     approach: Approach,
     semantics: Semantics,
@@ -151,61 +193,18 @@ def plan_selection(
     config = configuration_of(semantics)
     names = tuple(tags) if approach.tagged else tuple(semantics.entities)
     relations = tuple(relation_type_name(r) for r in semantics.relations)
-    cell = TABLE2[approach.column][config]
-    notes: list[str] = []
-
-    wanted_entities = 2 if cell in ("E1∩E2", "E1∪E2") else (0 if cell == "U" else 1)
-    if len(names) < wanted_entities:
-        if not names:
-            notes.append(
-                "the tagger found no entity" if approach.tagged else "the semantics name no entity"
-            )
-            cell = "U"
-        else:
-            notes.append(f"{cell} needs two entities, the question has one")
-            cell = "E1"
-    if cell in ("E1∩A_rel", "A_rel") and not relations:
-        notes.append(f"{cell} needs a relation type, the semantics give none")
-        cell = "E1"
-
-    e1 = names[0] if names else ""
-    used_entities: tuple[str, ...] = ()
-    used_relations: tuple[str, ...] = ()
-    expr: Expr
-    if cell == "U":
-        expr = all_()
-    elif cell == "E1":
-        expr, used_entities = entity(e1), (e1,)
-    elif cell in ("E1∩E2", "E1∪E2"):
-        e2 = names[1]
-        used_entities = (e1, e2)
-        if cell == "E1∪E2":
-            expr = entity(e1) | entity(e2)
-        else:
-            expr = entity(e1) & entity(e2)
-            if approach.relaxed and size_of is not None and size_of(expr) < k:
-                expr, cell = entity(e1) | entity(e2), "E1∪E2"
-                notes.append(f"relaxed: E1∩E2 held fewer than {k} chunks")
-    elif cell == "E1∪A_hop":
-        expr, used_entities = entity(e1) | khop(e1, 1), (e1,)
-    elif cell == "E1∪A_2hop":
-        expr, used_entities = entity(e1) | khop(e1, 2), (e1,)
-    elif cell == "E1∩A_rel":
-        used_entities, used_relations = (e1,), relations
-        expr = entity(e1) & hop(e1, list(relations))
-        if approach.relaxed and size_of is not None and size_of(expr) < k:
-            expr, cell = entity(e1) | hop(e1, list(relations)), "E1∪A_rel"
-            notes.append(f"relaxed: E1∩A_rel held fewer than {k} chunks")
-    elif cell == "A_rel":
-        used_entities, used_relations = (e1,), relations
-        expr = hop(e1, list(relations))
-    else:  # pragma: no cover - TABLE2 holds only the cells above
-        raise AssertionError(f"unhandled Table 2 cell {cell!r}")
+    cell, notes = _runnable_cell(TABLE2[approach.column][config], names, relations, approach.tagged)
+    spec = _CELLS[cell]
+    expr = spec.build(names, list(relations))
+    if approach.relaxed and spec.relaxes_to and size_of is not None and size_of(expr) < k:
+        notes.append(f"relaxed: {cell} held fewer than {k} chunks")
+        cell, spec = spec.relaxes_to, _CELLS[spec.relaxes_to]
+        expr = spec.build(names, list(relations))
+    used_entities = names[: spec.entities]
     if approach.neighbourhood and used_entities:
         for name in used_entities:
             expr = expr | near(name)
         cell = f"{cell}∪N"
-
     return Plan(
         approach=approach.name,
         configuration=config,
@@ -213,6 +212,6 @@ def plan_selection(
         expr=expr,
         steering=approach.steering,
         entities=used_entities,
-        relations=used_relations,
+        relations=relations if spec.uses_relations else (),
         note="; ".join(notes) or None,
     )

@@ -7,11 +7,11 @@ A bad value is a ``ConfigurationError`` naming the argument and the fix, never a
 from __future__ import annotations
 
 import math
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.vocabulary import PATHS, RANKERS, STEERINGS, Path, Ranker, Steering, one_of
 
 
 class RetrieveArgs(BaseModel):
@@ -20,9 +20,9 @@ class RetrieveArgs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     k: int | None = Field(None, ge=1)
-    ranker: Literal["cosine", "mmr"] | None = None
-    steering: Literal["auto", "hard", "soft"] | None = None
-    path: Literal["exact", "index", "search_in"] | None = None
+    ranker: Ranker | None = None
+    steering: Steering | None = None
+    path: Path | None = None
     threshold: float | None = Field(None, ge=-1.0, le=1.0)
 
     @field_validator("threshold")
@@ -59,5 +59,5 @@ class RetrieveArgs(BaseModel):
             )
             raise ConfigurationError(
                 f"invalid retrieve() argument ({problems}); use k >= 1, threshold in [-1, 1], "
-                "steering auto|hard|soft, ranker cosine|mmr, path exact|index|search_in"
+                f"steering {one_of(STEERINGS)}, ranker {one_of(RANKERS)}, path {one_of(PATHS)}"
             ) from None

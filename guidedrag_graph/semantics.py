@@ -11,7 +11,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-QuestionType = Literal["factoid", "open"]
+from guidedrag_graph.vocabulary import QuestionType
+
+__all__ = ["QuestionType", "Semantics"]
 
 
 class Semantics(BaseModel):

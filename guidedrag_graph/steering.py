@@ -28,6 +28,7 @@ from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.planning import configuration_of
 from guidedrag_graph.semantics import QuestionType, Semantics
 from guidedrag_graph.tiers import TierWeights
+from guidedrag_graph.vocabulary import PromptTemplate, Ranker
 
 
 class SteeringRule(BaseModel):
@@ -38,9 +39,9 @@ class SteeringRule(BaseModel):
     question_type: QuestionType | None = None
     complexity: Literal[1, 2] | None = None
     relational: bool | None = None
-    ranker: Literal["cosine", "mmr"] = "cosine"
+    ranker: Ranker = "cosine"
     top_k: int | None = Field(None, ge=1)
-    template: Literal["factoid", "open", "relational"] | None = None
+    template: PromptTemplate | None = None
 
     def matches(self, semantics: Semantics) -> bool:
         return (
@@ -64,9 +65,9 @@ class SteeringDecision(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    ranker: Literal["cosine", "mmr"]
+    ranker: Ranker
     top_k: int | None
-    template: Literal["factoid", "open", "relational"]
+    template: PromptTemplate
     rule: int | None
 
 

@@ -21,17 +21,13 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from neo4j import Driver
-
 from guidedrag_graph import templates
-from guidedrag_graph.config import Settings
-from guidedrag_graph.db import read_query
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError, GenerationError
 from guidedrag_graph.linking import EntityLinker
-from guidedrag_graph.schema import SchemaMapping, name_key, schema_from_settings
-
-TAGGERS: tuple[str, ...] = ("embedding", "fulltext", "hybrid", "linker", "llm")
+from guidedrag_graph.schema import name_key
+from guidedrag_graph.vocabulary import TAGGERS
 
 _LUCENE_SPECIAL = re.compile(r'[+\-&|!(){}\[\]^"~*?:\\/]')
 
@@ -57,26 +53,20 @@ class FulltextTagger:
 
     name = "fulltext"
 
-    def __init__(
-        self, driver: Driver, settings: Settings, schema: SchemaMapping | None = None
-    ) -> None:
-        self.driver = driver
-        self.settings = settings
-        self.schema = schema or schema_from_settings(settings)
+    def __init__(self, graph: GraphContext) -> None:
+        self.graph = graph
 
     def tag(self, question: str) -> list[str]:
         text = _LUCENE_SPECIAL.sub(" ", question).lower().strip()
         if not text:
             return []
-        rows = read_query(
-            self.driver,
-            templates.query("tag_fulltext", self.schema),
+        rows = self.graph.read(
+            templates.query("tag_fulltext", self.graph.schema),
             {
-                "index_name": self.settings.entity_fulltext_index_name,
+                "index_name": self.graph.settings.entity_fulltext_index_name,
                 "query_text": text,
                 "limit": 50,
             },
-            database=self.settings.neo4j_database,
         )
         words = _words(question)
         found: list[tuple[int, float, str]] = []
@@ -104,17 +94,10 @@ class EmbeddingTagger:
     name = "embedding"
 
     def __init__(
-        self,
-        driver: Driver,
-        settings: Settings,
-        schema: SchemaMapping | None = None,
-        embedder: Embedder | None = None,
-        *,
-        limit: int = 5,
+        self, graph: GraphContext, embedder: Embedder | None = None, *, limit: int = 5
     ) -> None:
-        self.driver = driver
-        self.settings = settings
-        self.schema = schema or schema_from_settings(settings)
+        self.graph = graph
+        self.settings = graph.settings
         self._embedder = embedder
         self.limit = limit
 
@@ -125,15 +108,13 @@ class EmbeddingTagger:
         return self._embedder
 
     def nearest(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
-        rows = read_query(
-            self.driver,
-            templates.query("tag_embedding", self.schema),
+        rows = self.graph.read(
+            templates.query("tag_embedding", self.graph.schema),
             {
                 "index_name": self.settings.entity_vector_index_name,
                 "query_vector": [float(x) for x in vector],
                 "limit": int(limit),
             },
-            database=self.settings.neo4j_database,
         )
         return [(str(r["name"]), float(r["cosine"])) for r in rows]
 
@@ -163,19 +144,12 @@ class LLMTagger:
 
     name = "llm"
 
-    def __init__(
-        self,
-        driver: Driver,
-        settings: Settings,
-        schema: SchemaMapping | None = None,
-        client: Any | None = None,
-    ) -> None:
+    def __init__(self, graph: GraphContext, client: Any | None = None) -> None:
         from guidedrag_graph.generation import Generator
 
-        self.driver = driver
-        self.settings = settings
-        self.schema = schema or schema_from_settings(settings)
-        self.generator = Generator(settings, client)
+        self.graph = graph
+        self.settings = graph.settings
+        self.generator = Generator(graph.settings, client)
 
     def raw_tags(self, question: str) -> list[str]:
         """The LLM's entity strings, before matching them to the KB."""
@@ -194,11 +168,9 @@ class LLMTagger:
     def resolve(self, names: Sequence[str]) -> list[str]:
         if not names:
             return []
-        rows = read_query(
-            self.driver,
-            templates.query("tag_resolve", self.schema),
+        rows = self.graph.read(
+            templates.query("tag_resolve", self.graph.schema),
             {"keys": [name_key(n) for n in names]},
-            database=self.settings.neo4j_database,
         )
         out: list[str] = []
         for row in rows:
@@ -247,25 +219,20 @@ def parse_llm_tags(content: str) -> list[str]:
 
 def tagger_for(
     name: str,
-    settings: Settings,
-    driver: Driver,
+    graph: GraphContext,
     *,
-    schema: SchemaMapping | None = None,
     embedder: Embedder | None = None,
     llm_client: Any | None = None,
 ) -> Tagger:
-    """A tagger by name: ``linker``, ``embedding``, ``fulltext``, ``hybrid`` or ``llm``."""
+    """A tagger by name (one of ``vocabulary.TAGGERS``)."""
     if name == "linker":
-        return EntityLinker(driver, settings, schema)
+        return EntityLinker(graph)
     if name == "fulltext":
-        return FulltextTagger(driver, settings, schema)
+        return FulltextTagger(graph)
     if name == "embedding":
-        return EmbeddingTagger(driver, settings, schema, embedder)
+        return EmbeddingTagger(graph, embedder)
     if name == "llm":
-        return LLMTagger(driver, settings, schema, llm_client)
+        return LLMTagger(graph, llm_client)
     if name == "hybrid":
-        return HybridTagger(
-            LLMTagger(driver, settings, schema, llm_client),
-            EmbeddingTagger(driver, settings, schema, embedder),
-        )
+        return HybridTagger(LLMTagger(graph, llm_client), EmbeddingTagger(graph, embedder))
     raise ConfigurationError(f"unknown tagger {name!r}; choose one of {', '.join(TAGGERS)}")

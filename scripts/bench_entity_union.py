@@ -24,6 +24,7 @@ from neo4j import GraphDatabase
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db import read_query
 from guidedrag_graph.errors import QueryTimeoutError
 from guidedrag_graph.kb import load_bundle, read_bundle, sample_kb_dir
@@ -70,7 +71,7 @@ def main() -> int:
         expr = entity(names[0])
         for name in names[1:]:
             expr = expr | entity(name)
-        selector = Selector(driver, settings)
+        selector = Selector(GraphContext.open(settings, driver))
         selector.chunk_ids(expr)  # warm caches and the plan cache once
         one_list, per_term = [], []
         selected = 0

@@ -45,6 +45,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings  # noqa: E402
+from guidedrag_graph.context import GraphContext  # noqa: E402
 from guidedrag_graph.db import connect  # noqa: E402
 from guidedrag_graph.errors import GuidedRAGError  # noqa: E402
 from guidedrag_graph.kb import Question, load_bundle, read_bundle, sample_kb_dir  # noqa: E402
@@ -273,7 +274,7 @@ def run_hubs(
         out["hubs"] = names
         for cap in (settings.hop_cap, small_cap):
             capped = settings.model_copy(update={"hop_cap": cap})
-            selector = Selector(driver, capped)
+            selector = Selector(GraphContext.open(capped, driver))
             for hub in names:
                 for expr in (khop(hub["name"], 5), near(hub["name"], 3)):
                     rss_before = _jvm_rss_mib(server) if server else None

@@ -28,6 +28,7 @@ from neo4j import GraphDatabase
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.kb import load_bundle, read_bundle, sample_kb_dir
 from guidedrag_graph.runtime import LocalNeo4j
 from guidedrag_graph.schema import PRESETS
@@ -111,7 +112,7 @@ def main() -> int:
 
 
 def run(driver, settings: Settings, args: argparse.Namespace, names: list[str]) -> int:  # type: ignore[no-untyped-def]
-    selector = Selector(driver, settings)
+    selector = Selector(GraphContext.open(settings, driver))
     rng = random.Random(args.seed)
     items = corpus()
     load_before = os.getloadavg()

@@ -17,6 +17,7 @@ from neo4j import Driver
 from guidedrag_graph import calibration as cal
 from guidedrag_graph.boosting import prepare_tiers
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.kb import read_questions, sample_kb_dir
 from guidedrag_graph.migrate import migrate
@@ -114,7 +115,7 @@ def test_auto_tier_scoring_equals_the_reference(fresh_db: Driver, settings: Sett
         )
         tier_weights = TierWeights.from_tuple(weights)
         plan = plan_auto(semantics, tier_weights)
-        prepared = prepare_tiers(Selector(fresh_db, settings), plan)
+        prepared = prepare_tiers(Selector(GraphContext.open(settings, fresh_db)), plan)
         unknown = [n for n in names if not graph.resolve_entity(n)]
         types = {t for _, t, _ in graph.relations}
         if any(t.name == "A_rel" for t in plan.tiers):
@@ -127,7 +128,9 @@ def test_auto_tier_scoring_equals_the_reference(fresh_db: Driver, settings: Sett
         if prepared.compiled is None:  # every tier weighs 0: nothing to boost
             assert not plan.tiers
             return
-        ranking = Retriever(fresh_db, settings).rank_tiers(query, prepared.compiled, k=k)
+        ranking = Retriever(GraphContext.open(settings, fresh_db)).rank_tiers(
+            query, prepared.compiled, k=k
+        )
         got = [(c.id, c.score + c.boost, c.tier) for c in ranking.chunks]
         assert [g[0] for g in got] == [e[0] for e in expected], (plan.text(), got, expected)
         for (_, got_score, got_tier), (_, want_score, want_tier) in zip(got, expected, strict=True):

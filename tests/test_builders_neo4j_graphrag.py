@@ -17,6 +17,7 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.kb.adopt import adopt, unadopt
 from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping, schema_mismatch
@@ -179,7 +180,7 @@ def test_a_preset_that_does_not_fit_says_what_the_graph_has(
     mismatch = schema_mismatch(apoc_driver, graph.neo4j_database, PRESETS["neo4j-graphrag"])
     assert mismatch is not None and "'id'" in mismatch and "elementId()" in mismatch
     wrong = graph.model_copy(update={"schema_preset": "guidedrag"})
-    prep = Selector(apoc_driver, wrong).prepare("entity('Euro')")
+    prep = Selector(GraphContext.open(wrong, apoc_driver)).prepare("entity('Euro')")
     assert prep.empty is not None
     assert "no entity named 'Euro'" in prep.empty.message
     assert ":Entity entity nodes, but there are none" in prep.empty.message

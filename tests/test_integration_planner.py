@@ -16,6 +16,7 @@ from neo4j.exceptions import Neo4jError
 
 from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db import server_info
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
@@ -65,7 +66,7 @@ def test_planner_skips_search_in_on_an_index_without_the_filter_property(
     selection = ChunkIdSelection(tuple(ids), PRESETS["guidedrag"])
     if not server_info(driver).supports_search_in_filter:
         # 5.26 has no filtered SEARCH: the planner never asks for it, ranking still works.
-        ranking = Retriever(driver, user).rank(query, selection, k=5)
+        ranking = Retriever(GraphContext.open(user, driver)).rank(query, selection, k=5)
         assert ranking.path in ("exact", "index") and not ranking.notes
         assert [c.id for c in ranking.chunks] == numpy_top(vectors, ids, query, 5)
         return
@@ -88,7 +89,7 @@ def test_planner_skips_search_in_on_an_index_without_the_filter_property(
             },
         )
 
-    retriever = Retriever(driver, user)
+    retriever = Retriever(GraphContext.open(user, driver))
     ranking = retriever.rank(query, selection, k=5)
     assert ranking.selection_size == 600
     assert ranking.path == "index"
@@ -121,7 +122,8 @@ def test_a_missing_index_is_named_in_the_note(
     if not server_info(driver).supports_search_in_filter:
         pytest.skip("filtered SEARCH exists only on Neo4j 2026.06+; 5.26 never plans search_in")
     nope = settings.model_copy(update={"vector_index_name": "nope", "rank_plugin": "off"})
-    retriever = Retriever(driver, nope)
-    assert retriever.plan(600, is_all=False) == "index"
-    assert retriever.search_in_ready() is False
-    assert "'nope' does not exist" in retriever._plan_notes[0]
+    retriever = Retriever(GraphContext.open(nope, driver))
+    plan = retriever.planner.plan(600, is_all=False)
+    assert plan.path == "index"
+    assert "'nope' does not exist" in plan.notes[0]
+    assert retriever.planner.search_in_unready() == plan.notes[0]

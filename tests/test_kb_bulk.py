@@ -10,6 +10,7 @@ from neo4j import Driver, GraphDatabase
 from pydantic import SecretStr
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.kb import sample_kb_dir
 from guidedrag_graph.kb.bulk import bulk_load
@@ -67,10 +68,10 @@ def test_bulk_import_equals_transactional_load(
             rng = np.random.default_rng(5)
             for q in [*list(bundle.embeddings.values())[:5], rng.normal(size=384)]:
                 for path, selection in (("exact", ChunkIdSelection(ids)), ("index", None)):
-                    a = Retriever(bulk, bulk_settings, GUIDEDRAG).rank(
+                    a = Retriever(GraphContext.open(bulk_settings, bulk, GUIDEDRAG)).rank(
                         q, selection, k=5, path=path if selection else None
                     )
-                    b = Retriever(sample_db, settings, GUIDEDRAG).rank(
+                    b = Retriever(GraphContext.open(settings, sample_db, GUIDEDRAG)).rank(
                         q, selection, k=5, path=path if selection else None
                     )
                     assert [c.id for c in a.chunks] == [c.id for c in b.chunks]

@@ -18,6 +18,7 @@ from neo4j import Driver
 
 from guidedrag_graph.cli import cli
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.kb import load_bundle
 from guidedrag_graph.linking import EntityLinker, fold, fulltext_query, question_spans
@@ -94,7 +95,7 @@ def linker_kb(
 
 @pytest.fixture
 def linker(linker_kb: Driver, settings: Settings) -> EntityLinker:
-    tagger = tagger_for("linker", settings, linker_kb)
+    tagger = tagger_for("linker", GraphContext.open(settings, linker_kb))
     assert isinstance(tagger, EntityLinker)
     return tagger
 
@@ -190,7 +191,7 @@ def test_question_naming_no_entity(linker: EntityLinker) -> None:
 
 def test_hostile_question_text_is_never_spliced(linker_kb: Driver, settings: Settings) -> None:
     counting = CountingDriver(linker_kb)
-    linker = EntityLinker(counting, settings)  # type: ignore[arg-type]
+    linker = EntityLinker(GraphContext.open(settings, counting))  # type: ignore[arg-type]
     nodes = linker_kb.execute_query("MATCH (n) RETURN count(n) AS n").records[0]["n"]
     hostile = [
         "Ada Lovelace' }) MATCH (n) DETACH DELETE n //",

@@ -12,6 +12,7 @@ from neo4j import Driver
 from neo4j.exceptions import ClientError
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.retrieval import (
     MEASURED_EXACT_MAX,
     MEASURED_PLUGIN_EXACT_MAX,
@@ -56,8 +57,8 @@ def test_plugin_ranks_exactly_like_cypher_on_the_sample_kb(
         tuple(ids[::3]),
         *(tuple(members) for members in list(by_doc.values())[:3]),
     ]
-    retriever = Retriever(sample_db, settings)
-    assert retriever.rank_plugin
+    retriever = Retriever(GraphContext.open(settings, sample_db))
+    assert retriever.graph.rank_plugin
     compared = 0
     for selection_ids in selections:
         selection = ChunkIdSelection(selection_ids)
@@ -93,7 +94,9 @@ def write(driver: Driver, vectors: dict[str, list[float]]) -> None:
 
 
 def plugin_top(driver: Driver, settings: Settings, query: np.ndarray, ids: tuple[str, ...]) -> list:
-    ranking = Retriever(driver, settings).rank(query, ChunkIdSelection(ids), k=3, path="plugin")
+    ranking = Retriever(GraphContext.open(settings, driver)).rank(
+        query, ChunkIdSelection(ids), k=3, path="plugin"
+    )
     return [(c.id, round(c.score, 6)) for c in ranking.chunks]
 
 
@@ -141,7 +144,7 @@ def test_plugin_keeps_ties_so_the_id_order_cuts_like_cypher(
     vectors = {f"t{i}": near for i in (5, 3, 9, 1)}  # four identical vectors tie for 1st
     vectors |= {f"u{i}": unit(rng.normal(size=DIM)).tolist() for i in range(6)}
     write(migrated_db, vectors)
-    retriever = Retriever(migrated_db, settings)
+    retriever = Retriever(GraphContext.open(settings, migrated_db))
     selection = ChunkIdSelection(tuple(vectors))
     plugin = [c.id for c in retriever.rank(query, selection, k=2, path="plugin").chunks]
     cypher = [c.id for c in retriever.rank(query, selection, k=2, path="exact").chunks]
@@ -186,15 +189,15 @@ def test_extra_plugin_jars_are_copied_recorded_and_configured(tmp_path: Path) ->
 def test_planner_sends_the_plugin_what_its_cache_holds(driver: Driver, settings: Settings) -> None:
     """Exact through the plugin up to min(measured limit, cache budget); the index path beyond;
     pure-Cypher crossovers when the plugin is off."""
-    retriever = Retriever(driver, settings)
+    retriever = Retriever(GraphContext.open(settings, driver))
     budget = driver.execute_query("CALL guidedrag.cacheInfo()").records[0]["budget"]
-    limit = retriever.plugin_exact_max()
+    limit = retriever.planner.plugin_exact_max()
     assert limit == min(MEASURED_PLUGIN_EXACT_MAX, budget // (16 + 4 * DIM + 64))
     assert limit > MEASURED_EXACT_MAX["index"]
     assert retriever.plan(limit, False) == "plugin"
     assert retriever.plan(limit + 1, False) in ("search_in", "index")
     assert retriever.plan(limit, True) == "index"  # all(): the vector index over U
-    off = Retriever(driver, settings.model_copy(update={"rank_plugin": "off"}))
-    assert not off.rank_plugin
+    off = Retriever(GraphContext.open(settings.model_copy(update={"rank_plugin": "off"}), driver))
+    assert not off.graph.rank_plugin
     assert off.plan(10, False) == "exact"
     assert off.plan(5_000, False) in ("search_in", "index")

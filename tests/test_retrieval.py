@@ -13,6 +13,7 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db import procedure_available, server_info
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.retrieval import RANK_PROCEDURE, AllChunks, ChunkIdSelection, Retriever, mmr
@@ -60,17 +61,17 @@ def test_three_paths_return_the_same_exact_top_k(
     On 5.26 there is no filtered SEARCH: that path must refuse with a clear error instead.
     """
     driver, vectors, query = random_kb
-    retriever = Retriever(driver, settings)
+    retriever = Retriever(GraphContext.open(settings, driver))
     ids = sorted(vectors)[::2]  # 30 of 60 chunks; c03 is outside, c11 inside
     selection = ChunkIdSelection(tuple(ids))
     expected = numpy_top(vectors, ids, query, 5)
     paths = ["exact", "index"]
-    if retriever.rank_plugin:
+    if retriever.graph.rank_plugin:
         paths.append("plugin")
     else:
         with pytest.raises(ConfigurationError, match=r"guidedrag\.rank"):
             retriever.rank(query, selection, k=5, path="plugin")
-    if retriever.server.supports_search_in_filter:
+    if retriever.graph.server.supports_search_in_filter:
         paths.append("search_in")
     else:
         with pytest.raises(ConfigurationError, match=r"2026\.06"):
@@ -93,11 +94,15 @@ def test_planner_follows_size_and_server(
 ) -> None:
     driver, _vectors, query = random_kb
     small = ChunkIdSelection(("c01", "c02", "c03"))
-    assert Retriever(driver, settings).rank(query, small, k=2).path == exact_path(rank_mode)
-    assert Retriever(driver, settings).rank(query, AllChunks(), k=2).path == "index"
+    assert Retriever(GraphContext.open(settings, driver)).rank(
+        query, small, k=2
+    ).path == exact_path(rank_mode)
+    assert (
+        Retriever(GraphContext.open(settings, driver)).rank(query, AllChunks(), k=2).path == "index"
+    )
     tight = settings.model_copy(update={"planner_exact_max": 2})
-    retriever = Retriever(driver, tight)
-    expected = "search_in" if retriever.server.supports_search_in_filter else "index"
+    retriever = Retriever(GraphContext.open(tight, driver))
+    expected = "search_in" if retriever.graph.server.supports_search_in_filter else "index"
     ranking = retriever.rank(query, small, k=2)
     assert ranking.path == expected
     assert ranking.chunks[0].id == "c03"
@@ -107,7 +112,7 @@ def test_base_rag_over_u_matches_numpy(
     random_kb: tuple[Driver, dict[str, np.ndarray], np.ndarray], settings: Settings
 ) -> None:
     driver, vectors, query = random_kb
-    ranking = Retriever(driver, settings).rank(query, None, k=5)
+    ranking = Retriever(GraphContext.open(settings, driver)).rank(query, None, k=5)
     assert [c.id for c in ranking.chunks] == numpy_top(vectors, sorted(vectors), query, 5)
     assert ranking.selection_size is None
     assert all(c.in_selection is None for c in ranking.chunks)
@@ -118,7 +123,7 @@ def test_threshold_is_on_raw_cosine(
 ) -> None:
     driver, vectors, query = random_kb
     cut = float(vectors["c11"] @ query) - 1e-4
-    ranking = Retriever(driver, settings).rank(query, None, k=5, threshold=cut)
+    ranking = Retriever(GraphContext.open(settings, driver)).rank(query, None, k=5, threshold=cut)
     assert {c.id for c in ranking.chunks} == {
         cid for cid, v in vectors.items() if float(v @ query) >= cut
     }
@@ -132,7 +137,9 @@ def test_soft_steering_boosts_members_and_fills_from_u(
     weak = sorted(vectors, key=lambda cid: float(vectors[cid] @ query))[:2]  # least similar
     selection = ChunkIdSelection(tuple(weak))
     fill = settings.model_copy(update={"soft_boost": 2.0})  # β > 1: members first, then U
-    ranking = Retriever(driver, fill).rank(query, selection, k=5, steering="soft")
+    ranking = Retriever(GraphContext.open(fill, driver)).rank(
+        query, selection, k=5, steering="soft"
+    )
     ids = [c.id for c in ranking.chunks]
     assert set(ids[:2]) == set(weak)
     assert ids[2:] == numpy_top(vectors, sorted(vectors), query, 3)
@@ -140,11 +147,14 @@ def test_soft_steering_boosts_members_and_fills_from_u(
     # A small β cannot lift the weakest chunks over strong non-members.
     mild = settings.model_copy(update={"soft_boost": 0.01})
     ids = [
-        c.id for c in Retriever(driver, mild).rank(query, selection, k=5, steering="soft").chunks
+        c.id
+        for c in Retriever(GraphContext.open(mild, driver))
+        .rank(query, selection, k=5, steering="soft")
+        .chunks
     ]
     assert not set(ids) & set(weak)
     # Hard steering returns only the 2 members.
-    hard = Retriever(driver, settings).rank(query, selection, k=5)
+    hard = Retriever(GraphContext.open(settings, driver)).rank(query, selection, k=5)
     assert {c.id for c in hard.chunks} == set(weak)
 
 
@@ -166,7 +176,7 @@ def test_mmr_is_more_diverse_than_cosine(migrated_db: Driver, settings: Settings
     for i in range(10):
         vectors[f"noise{i}"] = unit(rng.normal(size=DIM))
     write_chunks(migrated_db, vectors)
-    retriever = Retriever(migrated_db, settings)
+    retriever = Retriever(GraphContext.open(settings, migrated_db))
     cosine = retriever.rank(query, None, k=4, ranker="cosine")
     diverse = retriever.rank(query, None, k=4, ranker="mmr", mmr_lambda=0.5, fetch_k=12)
     cos_ids = [c.id for c in cosine.chunks]
@@ -205,7 +215,7 @@ def test_soft_steering_with_mmr_keeps_members_and_diversifies(
     driver, vectors, query = random_kb
     members = tuple(sorted(vectors)[:10])
     fill = settings.model_copy(update={"soft_boost": 2.0})
-    ranking = Retriever(driver, fill).rank(
+    ranking = Retriever(GraphContext.open(fill, driver)).rank(
         query, ChunkIdSelection(members), k=5, ranker="mmr", steering="soft", fetch_k=12
     )
     assert ranking.ranker == "mmr" and ranking.steering == "soft"

@@ -15,6 +15,7 @@ from neo4j import Driver
 
 from guidedrag_graph.cli import cli
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.kb.adopt import adopt, unadopt
@@ -176,7 +177,7 @@ def test_users_kg_through_a_mapping_file_only(
     schema = schema_from_settings(configured)
     try:
         # Before adopt there is no full-text index: the error says so instead of staying silent.
-        unknown = Selector(driver, configured).prepare("entity('Phobso')")
+        unknown = Selector(GraphContext.open(configured, driver)).prepare("entity('Phobso')")
         assert unknown.empty is not None
         assert "full-text index 'entity_names'" in unknown.empty.message
         assert "guidedrag kb adopt" in unknown.empty.message
@@ -205,10 +206,10 @@ def test_users_kg_through_a_mapping_file_only(
         report = adopt(driver, configured, schema)
         tuned = configured.model_copy(update={"planner_exact_max": 0})
         with GuidedRAG(tuned, driver=driver, embedder=embedder) as rag:
-            supports = rag.retriever.server.supports_search_in_filter
+            supports = rag.graph.server.supports_search_in_filter
             assert report.vector_index_filtered == supports
             phobos = rag.retrieve("How often does Phobos orbit Mars?", "entity('Phobos')")
-            typo = Selector(driver, configured).prepare("entity('Phobso')")
+            typo = Selector(GraphContext.open(configured, driver)).prepare("entity('Phobso')")
         assert phobos.path == ("search_in" if supports else "index")
         assert [c.id for c in phobos.chunks] == [pids["Mars"]]
         assert phobos.chunks[0].document_title == "Mars"

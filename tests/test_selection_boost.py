@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import SelectionError, SelectionSyntaxError
 from guidedrag_graph.migrate import migrate
 from guidedrag_graph.schema import PRESETS
@@ -186,7 +187,7 @@ def test_boost_cypher_equals_evaluator(driver: Driver, settings: Settings) -> No
     def check(graph: InMemoryGraph, expr: Boost) -> None:
         _wipe_nodes(driver)
         graph.load_into(driver, schema)
-        selector = Selector(driver, settings, schema)
+        selector = Selector(GraphContext.open(settings, driver, schema))
         got = selector.boosts(expr)
         expected = evaluate_tiers(expr, graph, hop_cap=settings.hop_cap)
         assert got == expected, (expr.to_text(), selector.prepare(expr).compiled.boosted)

@@ -13,6 +13,7 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.migrate import migrate
 from guidedrag_graph.schema import PRESETS, SchemaMapping
 from guidedrag_graph.selection import Boost, Expr, Selector
@@ -62,7 +63,8 @@ class CypherBackend:
             self.selectors = {}
         if hop_cap not in self.selectors:  # one per graph and cap: its resolver caches types
             settings = self.settings.model_copy(update={"hop_cap": hop_cap})
-            self.selectors[hop_cap] = Selector(self.driver, settings, self.schema)
+            graph = GraphContext.open(settings, self.driver, self.schema)
+            self.selectors[hop_cap] = Selector(graph)
         return self.selectors[hop_cap]
 
     def select(self, graph: str, expr: Expr, hop_cap: int) -> set[str]:

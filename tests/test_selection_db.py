@@ -8,6 +8,7 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.migrate import migrate
 from guidedrag_graph.schema import PRESETS, SchemaMapping
 from guidedrag_graph.selection import Selector, entity, hop, khop, parse
@@ -30,7 +31,7 @@ def roman(
     wipe(driver)
     migrate(driver, settings, schema)
     roman_graph().load_into(driver, schema)
-    yield Selector(driver, settings, schema), schema
+    yield Selector(GraphContext.open(settings, driver, schema)), schema
     wipe(driver)
 
 
@@ -159,7 +160,8 @@ def test_hop_cap_is_reported_not_silent(
     roman: tuple[Selector, SchemaMapping], settings: Settings
 ) -> None:
     selector, schema = roman
-    capped = Selector(selector.driver, settings.model_copy(update={"hop_cap": 1}), schema)
+    capped_settings = settings.model_copy(update={"hop_cap": 1})
+    capped = Selector(GraphContext.open(capped_settings, selector.driver, schema))
     tree = capped.sizes("entity('Rome') | khop('Julius Caesar', 1)")
     assert tree.truncated
     assert tree.children[1].truncated and not tree.children[0].truncated

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.migrate import migrate
 from guidedrag_graph.schema import PRESETS, SchemaMapping
 from guidedrag_graph.selection import (
@@ -147,7 +148,7 @@ def test_cypher_equals_evaluator(fresh_db: Driver, settings: Settings, variant: 
     def check(graph: InMemoryGraph, exprs: list[Expr]) -> None:
         _wipe_nodes(fresh_db)
         graph.load_into(fresh_db, schema)
-        selector = Selector(fresh_db, settings, schema)
+        selector = Selector(GraphContext.open(settings, fresh_db, schema))
         for expr in exprs:
             expected = evaluate(expr, graph, hop_cap=settings.hop_cap)
             got = set(selector.chunk_ids(expr))

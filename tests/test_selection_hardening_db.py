@@ -10,6 +10,7 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db import (
     DEFAULT_QUERY_TIMEOUT,
     query_timeout,
@@ -58,7 +59,7 @@ def test_driver_timeout_applies_without_an_argument(driver: Driver) -> None:
 def test_many_entity_names_run_as_one_list(sample_db: Driver, settings: Settings) -> None:
     names = sorted({e.name for e in sample_bundle().entities})[:300]
     roomy = settings.model_copy(update={"max_terms": 400})
-    selector = Selector(sample_db, roomy)
+    selector = Selector(GraphContext.open(roomy, sample_db))
     union = parse(" | ".join(entity(n).to_text() for n in names), selector.limits)
     prep = selector.prepare(union)
     assert prep.compiled.cypher.count("CALL ()") == 1
@@ -70,7 +71,7 @@ def test_many_entity_names_run_as_one_list(sample_db: Driver, settings: Settings
 
 
 def test_entity_list_resolves_each_name(sample_db: Driver, settings: Settings) -> None:
-    selector = Selector(sample_db, settings)
+    selector = Selector(GraphContext.open(settings, sample_db))
     graph = sample_graph()
     expr = entity(["euro", "EURO", "no such entity at all"])
     prep = selector.prepare(expr)
@@ -83,7 +84,7 @@ def test_entity_list_resolves_each_name(sample_db: Driver, settings: Settings) -
 
 
 def test_hostile_text_never_reaches_the_driver(sample_db: Driver, settings: Settings) -> None:
-    selector = Selector(sample_db, settings)
+    selector = Selector(GraphContext.open(settings, sample_db))
     for bad in ("entity('\udcff')", entity("\ud800"), entity(["ok", "\ud800"])):
         with pytest.raises(SelectionError, match="lone surrogate"):
             selector.chunk_ids(bad)

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.selection import Selector
 from guidedrag_graph.selection.fuzz import (
     Outcome,
@@ -36,7 +37,8 @@ pytestmark = pytest.mark.slow
 
 def test_hostile_selections_are_harmless(sample_db: Driver, settings: Settings) -> None:
     before = fingerprint(sample_db)
-    selector = Selector(sample_db, settings.model_copy(update={"query_timeout": 10.0}))
+    patient = settings.model_copy(update={"query_timeout": 10.0})
+    selector = Selector(GraphContext.open(patient, sample_db))
     names = sorted({e.name for e in sample_bundle().entities})[:50]
     outcomes: list[Outcome] = [attempt(selector, item) for item in corpus()]
 

@@ -10,6 +10,8 @@ import pytest
 
 from guidedrag_graph.boosting import prepare_tiers
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
+from guidedrag_graph.schema import schema_from_settings
 from guidedrag_graph.selection import EmptySelection, Selector, parse
 from guidedrag_graph.selection.explain import SizeNode, explain
 from guidedrag_graph.selection.resolution import SUGGESTED_NAMES
@@ -52,7 +54,9 @@ class FakeResolver:
 
 @pytest.fixture
 def selector(monkeypatch: pytest.MonkeyPatch) -> Selector:
-    selector = Selector(None, Settings(_env_file=None, openai_api_key=None))  # type: ignore[arg-type, call-arg]
+    settings = Settings(_env_file=None, openai_api_key=None)  # type: ignore[call-arg]
+    graph = GraphContext(None, settings, schema_from_settings(settings))  # type: ignore[arg-type]
+    selector = Selector(graph)
     selector.resolver = FakeResolver()  # type: ignore[assignment]
     monkeypatch.setattr(selector, "schema_mismatch", lambda: None)
     monkeypatch.setattr(selector, "fulltext_missing", lambda: None)

@@ -6,6 +6,7 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.errors import ConfigurationError, GenerationError
 from guidedrag_graph.kb.entity_names import embed_entity_names
@@ -19,7 +20,7 @@ def test_fulltext_tagger_finds_whole_names_longest_first(
     tiny_kb: Driver,
     settings: Settings,
 ) -> None:
-    tagger = tagger_for("fulltext", settings, tiny_kb)
+    tagger = tagger_for("fulltext", GraphContext.open(settings, tiny_kb))
     assert tagger.tag("Where was Ada Lovelace born?") == ["Ada Lovelace"]
     assert tagger.tag("Did Charles Babbage ever meet Lord Byron in London?") == [
         "Charles Babbage",
@@ -41,7 +42,7 @@ def test_embedding_tagger_after_embedding_entity_names(
     assert embed_entity_names(tiny_kb, settings, embedder=embedder) == 0  # idempotent
     try:
         tiny_kb.execute_query("CALL db.awaitIndexes(120)")
-        tagger = tagger_for("embedding", settings, tiny_kb, embedder=embedder)
+        tagger = tagger_for("embedding", GraphContext.open(settings, tiny_kb), embedder=embedder)
         tags = tagger.tag("Eiffel Tower")
         assert tags and tags[0] == "Eiffel Tower"
         assert tagger.match(["Lovelace, Ada"]) == ["Ada Lovelace"]  # type: ignore[attr-defined]
@@ -56,7 +57,7 @@ def test_llm_tagger_parses_json_and_keeps_known_entities(
     with llm_server() as server:
         server.reply = '```json\n{"entities": ["ada lovelace", "Grace Hopper", "BABBAGE"]}\n```'
         configured = settings.model_copy(update={"openai_base_url": server.base_url})
-        tagger = tagger_for("llm", configured, tiny_kb)
+        tagger = tagger_for("llm", GraphContext.open(configured, tiny_kb))
         assert tagger.tag("Did Ada Lovelace work with Babbage?") == [
             "Ada Lovelace",
             "Charles Babbage",
@@ -77,7 +78,7 @@ def test_hybrid_tagger_matches_llm_tags_by_embedding(
         with llm_server() as server:
             server.reply = '{"entities": ["Lovelace, Ada", "London"]}'
             configured = settings.model_copy(update={"openai_base_url": server.base_url})
-            tagger = tagger_for("hybrid", configured, tiny_kb, embedder=embedder)
+            tagger = tagger_for("hybrid", GraphContext.open(configured, tiny_kb), embedder=embedder)
             assert tagger.tag("Was Lovelace, Ada from London?") == ["London", "Ada Lovelace"]
     finally:
         tiny_kb.execute_query("MATCH (e:Entity) REMOVE e.name_embedding")
@@ -85,9 +86,9 @@ def test_hybrid_tagger_matches_llm_tags_by_embedding(
 
 def test_tagger_errors_name_the_fix(settings: Settings, driver: Driver) -> None:
     with pytest.raises(ConfigurationError, match="choose one of"):
-        tagger_for("magic", settings, driver)
+        tagger_for("magic", GraphContext.open(settings, driver))
     with pytest.raises(ConfigurationError, match="OPENAI_BASE_URL"):
-        tagger_for("llm", settings, driver)
+        tagger_for("llm", GraphContext.open(settings, driver))
     with pytest.raises(GenerationError, match="another tagger"):
         parse_llm_tags("I think it is Ada")
     assert parse_llm_tags('["a", "b"]') == ["a", "b"]

@@ -97,9 +97,7 @@ def _resolve_semantics(
         return semantics
     from guidedrag_graph.tagging import tagger_for
 
-    tagger = tagger_for(
-        tagger_name or rag.settings.tagger, rag.settings, rag.driver, schema=rag.schema
-    )
+    tagger = tagger_for(tagger_name or rag.settings.tagger, rag.graph)
     tags = tagger.tag(question)[:2]
     click.echo(f"auto-semantics ({tagger.name} tagger): {', '.join(tags) or 'no entity found'}")
     return _semantics(tags, relations, question_type) or Semantics()

@@ -9,6 +9,7 @@ import click
 
 from guidedrag_graph import templates
 from guidedrag_graph.cli.common import driver_for, echo_json, load_settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import Selector, parse
 from guidedrag_graph.selection.limits import Limits
@@ -107,7 +108,7 @@ def select(expression: str, as_json: bool, max_ids: int) -> None:
     settings = load_settings()
     expr = parse(expression, Limits.from_settings(settings))
     with driver_for(settings) as driver:
-        selector = Selector(driver, settings)
+        selector = Selector(GraphContext.open(settings, driver))
         prep = selector.prepare(expr)
         tree = selector.sizes(prep)
         ids = selector.chunk_ids(prep)
@@ -166,7 +167,7 @@ def cypher(expression: str, question: str | None, k: int | None) -> None:
     settings = load_settings()
     expr = parse(expression, Limits.from_settings(settings))
     with driver_for(settings) as driver:
-        selector = Selector(driver, settings)
+        selector = Selector(GraphContext.open(settings, driver))
         prep = selector.prepare(expr)
         if question is None:
             click.echo(browser_script(prep, selector.schema))

@@ -14,6 +14,7 @@ from neo4j import Driver
 from tqdm import tqdm
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.evaluation.approaches import Approach, plan_selection
 from guidedrag_graph.evaluation.auto_rows import AutoPolicies, auto_row
 from guidedrag_graph.evaluation.kb_queries import corpus_size
@@ -65,7 +66,7 @@ def run_question_set(
     """Tag, then retrieve with every approach, for one question set on the KB now loaded."""
     opts, approaches = run.opts, run.approaches
     rag = GuidedRAG(settings, driver=driver)
-    selector = Selector(driver, settings)
+    selector = Selector(GraphContext.open(settings, driver))
     total_chunks = corpus_size(driver, settings)
     embed_s = _embed_question_texts(rag, set_name, questions, run)
     tagging = tag_question_set(

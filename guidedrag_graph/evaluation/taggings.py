@@ -15,6 +15,7 @@ from neo4j import Driver
 from tqdm import tqdm
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import GuidedRAGError
 from guidedrag_graph.evaluation.records import Tagging
 from guidedrag_graph.kb import Question
@@ -97,7 +98,7 @@ def _tag_all(
             errors[name] = "no LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL unset)"
             continue
         try:
-            tagger = tagger_for(name, settings, driver)
+            tagger = tagger_for(name, GraphContext.open(settings, driver))
         except GuidedRAGError as exc:
             errors[name] = str(exc)
             continue

@@ -102,14 +102,7 @@ class GuidedRetriever(Retriever):
                 no chunk outside them is returned.
             entities, relations: shorthands for the same keys of ``semantics``.
         """
-        if query_text is None and query_vector is None:
-            raise ConfigurationError(
-                "GuidedRetriever.search needs query_text or query_vector: pass the question"
-            )
-        if int(effective_search_ratio) < 1:
-            raise ConfigurationError(
-                f"effective_search_ratio must be 1 or more, got {effective_search_ratio}"
-            )
+        _check_search_args(query_text, query_vector, effective_search_ratio)
         sem = self._semantics(semantics, entities, relations)
         expr: Expr | None = (
             parse(selection, self.rag.selector.limits)
@@ -121,23 +114,8 @@ class GuidedRetriever(Retriever):
             ids = self.filtered_chunk_ids(filters)
             matched = len(ids)
             if not ids:
-                return RawSearchResult(
-                    records=[],
-                    metadata={
-                        "selection": None,
-                        "selection_size": 0,
-                        "abstained": True,
-                        "empty": {
-                            "kind": "filters",
-                            "term": None,
-                            "message": f"no chunk matches the filters {filters!r}",
-                            "suggestions": [],
-                        },
-                        "filters_matched": 0,
-                    },
-                )
-            term = Chunks(tuple(ids))
-            expr = term if expr is None else expr & term
+                return _no_chunk_passes(filters)
+            expr = Chunks(tuple(ids)) if expr is None else expr & Chunks(tuple(ids))
             steering = steering or "hard"
         result = self.rag.retrieve(
             query_text or "",
@@ -149,8 +127,15 @@ class GuidedRetriever(Retriever):
             query_vector=query_vector,
         )
         self.last_result = result
+        return RawSearchResult(
+            records=self._records(result), metadata=_metadata(result, filters_matched=matched)
+        )
+
+    def _records(self, result: RetrievalResult) -> list[neo4j.Record]:
+        """One record per chunk, with ``node``/``nodeLabels`` for formatters written against
+        ``VectorRetriever``."""
         schema = self.rag.schema
-        records = [
+        return [
             neo4j.Record(  # type: ignore[no-untyped-call]
                 {
                     "id": c.id,
@@ -166,21 +151,6 @@ class GuidedRetriever(Retriever):
             )
             for c in result.chunks
         ]
-        data = result.to_dict()
-        metadata = {
-            "selection": data["selection"],
-            "selection_size": data["selection_size"],
-            "abstained": data["abstained"],
-            "empty": data["empty"],
-            "ranker": data["ranker"],
-            "path": data["path"],
-            "steering": data["steering"],
-            "cypher": data["cypher"],
-            "timings": data["timings"],
-            "notes": data["notes"],
-            "filters_matched": matched,
-        }
-        return RawSearchResult(records=records, metadata=metadata)
 
     @staticmethod
     def _semantics(
@@ -249,3 +219,55 @@ class GuidedRetriever(Retriever):
                 "cosine": record.get("cosine"),
             },
         )
+
+
+def _check_search_args(
+    query_text: str | None, query_vector: list[float] | None, effective_search_ratio: int
+) -> None:
+    if query_text is None and query_vector is None:
+        raise ConfigurationError(
+            "GuidedRetriever.search needs query_text or query_vector: pass the question"
+        )
+    if int(effective_search_ratio) < 1:
+        raise ConfigurationError(
+            f"effective_search_ratio must be 1 or more, got {effective_search_ratio}"
+        )
+
+
+_METADATA_KEYS = (
+    "selection",
+    "selection_size",
+    "abstained",
+    "empty",
+    "ranker",
+    "path",
+    "steering",
+    "cypher",
+    "timings",
+    "notes",
+)
+
+
+def _metadata(result: RetrievalResult, *, filters_matched: int | None) -> dict[str, Any]:
+    """What the retrieval did, as ``RawSearchResult.metadata`` (JSON-ready)."""
+    data = result.to_dict()
+    return {**{key: data[key] for key in _METADATA_KEYS}, "filters_matched": filters_matched}
+
+
+def _no_chunk_passes(filters: dict[str, Any]) -> RawSearchResult:
+    """The abstention when neo4j-graphrag ``filters`` match no chunk (nothing is ranked)."""
+    return RawSearchResult(
+        records=[],
+        metadata={
+            "selection": None,
+            "selection_size": 0,
+            "abstained": True,
+            "empty": {
+                "kind": "filters",
+                "term": None,
+                "message": f"no chunk matches the filters {filters!r}",
+                "suggestions": [],
+            },
+            "filters_matched": 0,
+        },
+    )

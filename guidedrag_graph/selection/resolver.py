@@ -13,11 +13,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import Driver
 from neo4j.exceptions import ClientError
 
 from guidedrag_graph import templates as T
-from guidedrag_graph.db import read_query
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.schema import SchemaMapping, name_key, relation_type_name
 from guidedrag_graph.selection.limits import Limits, check_text
 
@@ -31,19 +30,24 @@ def lucene_fuzzy(text: str) -> str:
 
 @dataclass
 class Resolver:
-    """Caches one database's answers for the life of a ``Selector``."""
+    """One database's answers (relation types, whether a type is in use), cached for the life
+    of its ``Selector``."""
 
-    driver: Driver
-    schema: SchemaMapping
-    database: str | None
-    fulltext_index: str = "entity_names"
+    graph: GraphContext
     limits: Limits = field(default_factory=Limits)
-    timeout: float | None = None  # seconds; None: the driver's (db.query_timeout)
     _types: set[str] | None = field(default=None, repr=False)
     _in_use_cache: dict[str, bool] = field(default_factory=dict, repr=False)
 
+    @property
+    def schema(self) -> SchemaMapping:
+        return self.graph.schema
+
+    @property
+    def fulltext_index(self) -> str:
+        return self.graph.settings.entity_fulltext_index_name
+
     def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        return read_query(self.driver, query, params, database=self.database, timeout=self.timeout)
+        return self.graph.read(query, params)
 
     def entity_ids(self, name: str) -> list[str]:
         """Ids of the entities ``name`` means (lowest matching tier), or [] if none."""

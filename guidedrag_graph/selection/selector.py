@@ -1,6 +1,6 @@
 """``Selector``: resolve, compile and run selections against one Neo4j database.
 
->>> selector = Selector(driver, settings)
+>>> selector = Selector(GraphContext.open(settings, driver))
 >>> prep = selector.prepare("entity('Rome') & hop('Rome', ['FOUGHT_IN'])")
 >>> prep.empty            # None, or which term is empty and why (the pipeline abstains)
 >>> prep.compiled.cypher  # one fragment; `c` is each selected chunk once afterwards
@@ -17,9 +17,9 @@ from neo4j import Driver
 
 from guidedrag_graph import templates as T
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import read_query
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import SelectionError
-from guidedrag_graph.schema import SchemaMapping, schema_from_settings
+from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import ast as A
 from guidedrag_graph.selection.compiler import CompiledSelection, Resolved, compile_plan
 from guidedrag_graph.selection.explain import SizeNode, explain, static_empty
@@ -68,22 +68,26 @@ def as_expr(expr: A.Expr | str, limits: Limits | None = None) -> A.Expr:
 class Selector:
     """Resolves names, compiles selections and runs them in READ transactions."""
 
-    def __init__(
-        self, driver: Driver, settings: Settings, schema: SchemaMapping | None = None
-    ) -> None:
-        self.driver = driver
-        self.settings = settings
-        self.schema = schema or schema_from_settings(settings)
-        self.database = settings.neo4j_database
-        self.limits = Limits.from_settings(settings)
-        self.resolver = Resolver(
-            driver,
-            self.schema,
-            self.database,
-            settings.entity_fulltext_index_name,
-            self.limits,
-            settings.query_timeout,
-        )
+    def __init__(self, graph: GraphContext) -> None:
+        self.graph = graph
+        self.limits = Limits.from_settings(graph.settings)
+        self.resolver = Resolver(graph, self.limits)
+
+    @property
+    def driver(self) -> Driver:
+        return self.graph.driver
+
+    @property
+    def settings(self) -> Settings:
+        return self.graph.settings
+
+    @property
+    def schema(self) -> SchemaMapping:
+        return self.graph.schema
+
+    @property
+    def database(self) -> str:
+        return self.graph.database
 
     def schema_mismatch(self) -> str | None:
         """Why the schema mapping does not describe this database (``None``: it does); asked
@@ -131,9 +135,7 @@ class Selector:
 
     # --- running ------------------------------------------------------------------------------
     def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        return read_query(
-            self.driver, query, params, database=self.database, timeout=self.settings.query_timeout
-        )
+        return self.graph.read(query, params)
 
     def chunk_ids(self, expr: A.Expr | str | PreparedSelection) -> list[str]:
         """The selected chunk ids, sorted."""

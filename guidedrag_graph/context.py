@@ -1,0 +1,122 @@
+"""``GraphContext``: one database as every stage sees it, built once and passed down.
+
+The stages (selection, retrieval, augmentation, the taggers) all need the same four things: the
+driver, the settings, the schema mapping derived from them, and what the server can do (its
+version, whether the ``guidedrag.rank`` procedure is installed). Building them once keeps every
+stage on the same mapping (a mapping file is read once, not once per stage) and puts the
+per-database caches — server capabilities, relation types, resolved names — in one place whose
+lifetime is the driver's.
+
+>>> with GraphContext.open(Settings()) as graph:
+...     Retriever(graph).rank(vector, k=5)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from neo4j import Driver
+
+from guidedrag_graph.config import Settings
+from guidedrag_graph.db import ServerInfo, connect, procedure_available, read_query, server_info
+from guidedrag_graph.schema import SchemaMapping, schema_from_settings
+
+_T = TypeVar("_T")
+
+RANK_PROCEDURE = "guidedrag.rank"
+
+
+@dataclass(eq=False)
+class GraphContext:
+    """Driver, settings, schema mapping and server facts of one database.
+
+    ``open`` connects (and the context then owns and closes the driver) unless a driver is
+    given. Facts about the server are asked once, on first use, and kept for the context's life:
+    installing a plugin or upgrading needs a server restart, which a driver does not outlive.
+    """
+
+    driver: Driver
+    settings: Settings
+    schema: SchemaMapping
+    owns_driver: bool = False
+    _facts: dict[str, Any] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def open(
+        cls,
+        settings: Settings | None = None,
+        driver: Driver | None = None,
+        schema: SchemaMapping | None = None,
+    ) -> GraphContext:
+        """A context for ``settings`` (default: from the environment), connecting if needed."""
+        settings = settings or Settings()
+        owns = driver is None
+        return cls(
+            driver=connect(settings) if driver is None else driver,
+            settings=settings,
+            schema=schema or schema_from_settings(settings),
+            owns_driver=owns,
+        )
+
+    # ------------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        if self.owns_driver:
+            self.driver.close()
+
+    def __enter__(self) -> GraphContext:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------------ queries
+    @property
+    def database(self) -> str:
+        return self.settings.neo4j_database
+
+    def read(self, query: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run ``query`` in a READ transaction under the settings' query timeout."""
+        return read_query(
+            self.driver,
+            query,
+            params or {},
+            database=self.database,
+            timeout=self.settings.query_timeout,
+        )
+
+    # ------------------------------------------------------------------------ server facts
+    def fact(self, key: str, compute: Callable[[], _T]) -> _T:
+        """``compute()`` once per context (a server fact or a per-database cache)."""
+        with self._lock:
+            if key in self._facts:
+                return self._facts[key]  # type: ignore[no-any-return]
+        value = compute()
+        with self._lock:
+            return self._facts.setdefault(key, value)  # type: ignore[no-any-return]
+
+    def known(self, key: str) -> Any:
+        """The fact under ``key`` if one was kept, else None."""
+        with self._lock:
+            return self._facts.get(key)
+
+    def remember(self, key: str, value: Any) -> None:
+        """Keep ``value`` as a fact (for answers only worth keeping when they are a "yes")."""
+        with self._lock:
+            self._facts[key] = value
+
+    @property
+    def server(self) -> ServerInfo:
+        return self.fact("server", lambda: server_info(self.driver, self.database))
+
+    @property
+    def rank_plugin(self) -> bool:
+        """The one gate for the plugin path: enabled in settings and listed by the server."""
+        if self.settings.rank_plugin == "off":
+            return False
+        return self.fact(
+            "rank_plugin", lambda: procedure_available(self.driver, RANK_PROCEDURE, self.database)
+        )

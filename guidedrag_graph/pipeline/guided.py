@@ -1,0 +1,361 @@
+"""``GuidedRAG``: semantics → selection → ranking in Neo4j → prompt → LLM (paper §3).
+
+>>> from guidedrag_graph.pipeline import GuidedRAG
+>>> from guidedrag_graph.semantics import Semantics
+>>> with GuidedRAG(Settings()) as rag:
+...     semantics = Semantics(entities=("Ada Lovelace",))
+...     answer = rag.ask("Where was Ada Lovelace born?", semantics=semantics)
+...     answer.retrieval.selection_size, [c.id for c in answer.retrieval.chunks], answer.text
+
+The selection decides *where* to look; an empty selection means the KB does not know, and we
+abstain before embedding the question, before any vector search and before any LLM call (the
+paper's precision result). Every stage is timed; the result carries the Cypher that ran.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from neo4j import Driver
+
+from guidedrag_graph.augmentation import Augmenter
+from guidedrag_graph.boosting import prepare_tiers
+from guidedrag_graph.config import Settings
+from guidedrag_graph.context import GraphContext
+from guidedrag_graph.embeddings import Embedder, embedder_for
+from guidedrag_graph.generation import Generator
+from guidedrag_graph.pipeline.results import Answer, RetrievalResult
+from guidedrag_graph.planning import PAPER_GUIDED, plan_selection
+from guidedrag_graph.retrieval import AllChunks, CompiledSelectionLike, Ranking, Retriever
+from guidedrag_graph.retrieve_args import RetrieveArgs
+from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.selection import (
+    Boost,
+    EmptySelection,
+    Expr,
+    PreparedSelection,
+    Selector,
+    parse,
+)
+from guidedrag_graph.semantics import Semantics
+from guidedrag_graph.steering import SteeringPolicy
+from guidedrag_graph.tiers import plan_auto
+
+if TYPE_CHECKING:
+    from openai import OpenAI
+
+Selection = Expr | str | CompiledSelectionLike | None
+
+
+def default_selection(semantics: Semantics | None) -> Expr | None:
+    """The paper's GuidedRAG selection (Table 2, GraphRAG* column) for stated semantics."""
+    if semantics is None or semantics.is_empty or not semantics.entities:
+        return None
+    plan = plan_selection(PAPER_GUIDED, semantics)
+    return None if plan.is_all else plan.expr
+
+
+@dataclass(frozen=True)
+class _Question:
+    """One ``retrieve`` call after validation: the question and everything decided about it."""
+
+    text: str
+    semantics: Semantics | None
+    ranker: str
+    k: int
+    template: str
+    path: str | None
+    threshold: float | None
+    vector: Sequence[float] | None  # the caller's embedding of the question, if it has one
+
+
+class GuidedRAG:
+    """The pipeline over one ``GraphContext`` (opened, and then owned and closed, unless a
+    driver is given)."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        driver: Driver | None = None,
+        *,
+        schema: SchemaMapping | None = None,
+        embedder: Embedder | None = None,
+        policy: SteeringPolicy | None = None,
+        llm_client: OpenAI | None = None,
+    ) -> None:
+        self.graph = GraphContext.open(settings, driver, schema)
+        self._embedder = embedder
+        if policy is None and self.settings.steering_policy is not None:
+            policy = SteeringPolicy.from_file(self.settings.steering_policy)
+        self.policy = policy or SteeringPolicy.default()
+        self.retriever = Retriever(self.graph)
+        self.selector = Selector(self.graph)
+        self.augmenter = Augmenter(self.graph)
+        self._llm_client = llm_client
+        self._generator: Generator | None = None
+
+    # -------------------------------------------------------------- lifecycle
+    @property
+    def settings(self) -> Settings:
+        return self.graph.settings
+
+    @property
+    def driver(self) -> Driver:
+        return self.graph.driver
+
+    @property
+    def schema(self) -> SchemaMapping:
+        return self.graph.schema
+
+    def close(self) -> None:
+        self.graph.close()
+
+    def __enter__(self) -> GuidedRAG:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = embedder_for(self.settings)
+        return self._embedder
+
+    @property
+    def llm_configured(self) -> bool:
+        return self._llm_client is not None or self.settings.llm_configured
+
+    def generator(self) -> Generator:
+        if self._generator is None:
+            self._generator = Generator(self.settings, self._llm_client)
+        return self._generator
+
+    # -------------------------------------------------------------- retrieval
+    def retrieve(
+        self,
+        question: str,
+        selection: Selection = None,
+        *,
+        semantics: Semantics | None = None,
+        k: int | None = None,
+        ranker: str | None = None,
+        steering: str | None = None,
+        path: str | None = None,
+        threshold: float | None = None,
+        query_vector: Sequence[float] | None = None,
+    ) -> RetrievalResult:
+        """Rank chunks for ``question`` inside ``selection``.
+
+        ``selection``: an expression, its DSL text, an already compiled selection, or ``None``
+        (then the semantics' default selection, else every chunk). ``steering`` (default from
+        settings: ``auto``): ``auto`` ranks every chunk with graded boosts built from the
+        semantics (docs/steering.md; an explicit ``selection`` runs hard under ``auto``),
+        ``hard`` ranks only inside the selection (the paper), ``soft`` boosts it over U.
+        ``ranker`` cosine/mmr and ``k`` default from the policy.
+        ``query_vector``: the question already embedded (then it is not embedded again).
+        """
+        args = RetrieveArgs.check(
+            k=k, ranker=ranker, steering=steering, path=path, threshold=threshold
+        )
+        decision = self.policy.decide(semantics)
+        asked = _Question(
+            text=question,
+            semantics=semantics,
+            ranker=args.ranker or decision.ranker,
+            k=args.k or decision.top_k or self.settings.top_k,
+            template=decision.template,
+            path=args.path,
+            threshold=args.threshold,
+            vector=query_vector,
+        )
+        steer = args.steering or self.settings.steering
+        if steer == "auto" and selection is None:
+            return self._retrieve_auto(asked)
+        return self._retrieve_selection(asked, selection, "hard" if steer == "auto" else steer)
+
+    def _retrieve_selection(
+        self, asked: _Question, selection: Selection, steering: str
+    ) -> RetrievalResult:
+        """Hard or soft steering over one selection; abstain on names the KB does not know."""
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        expr = self._selection_expr(selection, asked.semantics)
+        prepared: PreparedSelection | None = None
+        compiled: CompiledSelectionLike
+        if expr is not None:
+            prepared = self.selector.prepare(expr)
+            timings["selection"] = time.perf_counter() - started
+            unknown = _unknown_name(prepared)
+            if unknown is not None:  # abstain: nothing embedded, no vector search, no LLM call
+                return RetrievalResult.abstention(
+                    asked.text,
+                    expr.to_text(),
+                    unknown,
+                    ranker=asked.ranker,
+                    steering=steering,
+                    template=asked.template,
+                    semantics=asked.semantics,
+                    timings=timings,
+                )
+            compiled = prepared.compiled
+        elif selection is not None and not isinstance(selection, (str, Expr)):
+            compiled = selection
+        else:
+            compiled = AllChunks(self.schema)
+        text = None if compiled.is_all else (expr.to_text() if expr else "(compiled)")
+        vector = self._question_vector(asked, timings)
+        ranking = self.retriever.rank(
+            vector,
+            compiled,
+            k=asked.k,
+            ranker=asked.ranker,
+            steering=steering,
+            path=asked.path,
+            threshold=asked.threshold,
+        )
+        empty: EmptySelection | None = None
+        after: dict[str, float] = {}
+        if ranking.selection_size == 0 and steering == "hard" and prepared is not None:
+            started = time.perf_counter()
+            empty = self.selector.explain_empty(prepared)
+            after["explain_empty"] = time.perf_counter() - started
+        return RetrievalResult.ranked(
+            asked.text,
+            text,
+            ranking,
+            template=asked.template,
+            semantics=asked.semantics,
+            timings=timings,
+            empty=empty,
+            after=after,
+        )
+
+    def _selection_expr(self, selection: Selection, semantics: Semantics | None) -> Expr | None:
+        """The expression to prepare: the caller's (parsed with the settings' limits), else
+        the semantics' default selection; None for a compiled selection or U."""
+        if isinstance(selection, str):
+            return parse(selection, self.selector.limits)
+        if isinstance(selection, Expr):
+            return selection
+        if selection is None:
+            return default_selection(semantics)
+        return None
+
+    def _retrieve_auto(self, asked: _Question) -> RetrievalResult:
+        """``auto``: graded tiers from the semantics; abstain only on names the KB lacks."""
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        plan = plan_auto(asked.semantics, self.policy.tier_weights(asked.semantics))
+        prepared = prepare_tiers(self.selector, plan)
+        timings["selection"] = time.perf_counter() - started
+        if prepared.empty is not None:  # nothing embedded, no vector search, no LLM call
+            return RetrievalResult.abstention(
+                asked.text,
+                plan.text(),
+                prepared.empty,
+                ranker=asked.ranker,
+                steering="auto",
+                template=asked.template,
+                semantics=asked.semantics,
+                timings=timings,
+            )
+        vector = self._question_vector(asked, timings)
+        notes: list[str] = []
+        ranking: Ranking
+        if prepared.compiled is None:
+            notes.append("auto: the semantics name no entity, so every chunk ranks by cosine")
+            ranking = self.retriever.rank(
+                vector,
+                AllChunks(self.schema),
+                k=asked.k,
+                ranker=asked.ranker,
+                path=asked.path,
+                threshold=asked.threshold,
+            )
+        else:
+            ranking = self.retriever.rank_tiers(
+                vector, prepared.compiled, k=asked.k, ranker=asked.ranker, threshold=asked.threshold
+            )
+            if ranking.tier_sizes.get("∩") == 0:
+                notes.append(
+                    "auto: the named entities share no chunk (empty ∩); relaxed to their "
+                    "union (tier E) instead of abstaining"
+                )
+        return RetrievalResult.ranked(
+            asked.text,
+            None if prepared.expr is None else prepared.expr.to_text(),
+            ranking,
+            template=asked.template,
+            semantics=asked.semantics,
+            timings=timings,
+            notes=notes,
+            steering="auto",
+        )
+
+    def _question_vector(self, asked: _Question, timings: dict[str, float]) -> np.ndarray:
+        """The caller's vector when it has one (neo4j-graphrag passes ``query_vector``), else
+        the question embedded (timed as ``embedding``)."""
+        started = time.perf_counter()
+        if asked.vector is not None:
+            vector = np.asarray(asked.vector, dtype=np.float32).ravel()
+        else:
+            vector = np.asarray(self.embedder.embed_queries([asked.text])[0])
+        timings["embedding"] = time.perf_counter() - started
+        return vector
+
+    # -------------------------------------------------------------- answers
+    def ask(
+        self,
+        question: str,
+        selection: Selection = None,
+        *,
+        semantics: Semantics | None = None,
+        k: int | None = None,
+        ranker: str | None = None,
+        steering: str | None = None,
+        path: str | None = None,
+        threshold: float | None = None,
+        template: str | None = None,
+    ) -> Answer:
+        """Retrieve, augment and generate. Without an LLM configured, ``text`` is None and
+        ``reason`` says so; the prompt is still built so callers can show it."""
+        retrieval = self.retrieve(
+            question,
+            selection,
+            semantics=semantics,
+            k=k,
+            ranker=ranker,
+            steering=steering,
+            path=path,
+            threshold=threshold,
+        )
+        if retrieval.empty is not None:
+            return Answer.abstention(retrieval, retrieval.empty.message)
+        if not retrieval.chunks and retrieval.steering in ("hard", "auto"):
+            return Answer.abstention(retrieval, "no chunk passed the similarity threshold")
+        started = time.perf_counter()
+        prompt = self.augmenter.augment(
+            question,
+            retrieval.chunks,
+            semantics=semantics,
+            template=template or retrieval.template,
+        )
+        timings = {**retrieval.timings, "augmentation": time.perf_counter() - started}
+        if not self.llm_configured:
+            return Answer.prompt_only(retrieval, prompt, timings)
+        return Answer.generated(retrieval, prompt, self.generator().generate(prompt), timings)
+
+
+def _unknown_name(prepared: PreparedSelection) -> EmptySelection | None:
+    """Why a prepared selection must abstain before any embedding: it is empty by resolution
+    alone, or it is a boost naming something the KB does not know."""
+    if prepared.empty is not None:
+        return prepared.empty
+    if isinstance(prepared.expr, Boost):
+        return next((w for w in prepared.warnings if w.kind.startswith("unknown")), None)
+    return None

@@ -1,0 +1,47 @@
+"""Retrieval: rank chunks by cosine *inside Neo4j*, within a selection (paper §3.3, DESIGN §5).
+
+``Retriever`` (steering: hard, soft, auto's graded tiers) asks the ``Planner`` for a physical
+path by selection size and server, runs it through ``Paths`` (exact, plugin, search_in, index)
+and orders the candidates (``ordering``: threshold, top k or MMR). Every query runs in a READ
+transaction; every query text comes from a ``cypher/retrieve_*`` template.
+"""
+
+from guidedrag_graph.context import RANK_PROCEDURE
+from guidedrag_graph.retrieval.ordering import mmr
+from guidedrag_graph.retrieval.planner import (
+    MEASURED_EXACT_MAX,
+    MEASURED_PLUGIN_EXACT_MAX,
+    Plan,
+    Planner,
+)
+from guidedrag_graph.retrieval.results import Fetched, RankedChunk, Ranking
+from guidedrag_graph.retrieval.retriever import Retriever
+from guidedrag_graph.retrieval.selections import (
+    AllChunks,
+    ChunkIdSelection,
+    CompiledSelectionLike,
+    CompiledTierLike,
+    CompiledTiersLike,
+)
+from guidedrag_graph.vocabulary import PATHS, RANKERS, STEERINGS
+
+__all__ = [
+    "MEASURED_EXACT_MAX",
+    "MEASURED_PLUGIN_EXACT_MAX",
+    "PATHS",
+    "RANKERS",
+    "RANK_PROCEDURE",
+    "STEERINGS",
+    "AllChunks",
+    "ChunkIdSelection",
+    "CompiledSelectionLike",
+    "CompiledTierLike",
+    "CompiledTiersLike",
+    "Fetched",
+    "Plan",
+    "Planner",
+    "RankedChunk",
+    "Ranking",
+    "Retriever",
+    "mmr",
+]

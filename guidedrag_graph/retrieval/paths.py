@@ -1,0 +1,181 @@
+"""The physical paths that rank a selection inside Neo4j; each returns a ``Fetched``.
+
+* ``exact`` — ``vector.similarity.cosine`` over every selected chunk (``retrieve_exact``): exact,
+  one dot product per selected chunk, so it wins for small selections;
+* ``plugin`` — exact, through the ``guidedrag.rank`` procedure (``plugin/``, docs/plugin.md),
+  which keeps the embeddings it has read in a float32 cache: ~1 µs per chunk instead of ~45;
+* ``search_in`` — on 2026.06+, the selection's ids filter the vector index search itself;
+* ``index`` — the approximate vector index over every chunk, U (base RAG; ``SEARCH`` on
+  2026.01+, ``db.index.vector.queryNodes`` on 5.26). For a selection it is a *post-filter*:
+  over-fetch from U, keep the members, widen until k are found, else fall back to exact.
+
+Every query runs in a READ transaction (``GraphContext.read``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from guidedrag_graph import templates
+from guidedrag_graph.context import RANK_PROCEDURE, GraphContext
+from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.retrieval.planner import Planner
+from guidedrag_graph.retrieval.results import Fetched
+from guidedrag_graph.retrieval.selections import CompiledSelectionLike
+from guidedrag_graph.vocabulary import PATHS
+
+# Post-filter path: first over-fetch factor over U, and the widest fetch before exact fallback.
+POSTFILTER_FIRST = 10
+POSTFILTER_MAX = 10_000
+# Filtered SEARCH asks the index for this many times fetch_k and keeps the best fetch_k: the
+# recall guard for large selections (filtered HNSW recall@5 fell to 0.93 at 10% selectivity
+# with LIMIT k; a wider LIMIT widens the graph search). Not yet measured on clustered vectors:
+# `benchmarks/planner_bench.py --clusters 200` reports recall with and without it.
+SEARCH_IN_OVERFETCH = 4
+
+_Path = Callable[[list[float], CompiledSelectionLike, dict[str, Any]], Fetched]
+
+
+class Paths:
+    """Runs one path for one selection; knows nothing of steering or the final top k."""
+
+    def __init__(self, graph: GraphContext, planner: Planner) -> None:
+        self.graph = graph
+        self.planner = planner
+        self._paths: dict[str, _Path] = {
+            "exact": self._exact,
+            "plugin": self._plugin,
+            "search_in": self._search_in,
+            "index": self._index,
+        }
+
+    # ------------------------------------------------------------------ U and members
+    def index_query(self) -> tuple[str, dict[str, Any]]:
+        """The vector index top k over every chunk (``SEARCH`` or the 5.26 procedure)."""
+        schema, settings = self.graph.schema, self.graph.settings
+        if self.graph.server.supports_search_clause:
+            query = templates.query(
+                "retrieve_search",
+                schema,
+                names={"vector_index": settings.vector_index_name},
+            )
+            return query, {}
+        return templates.query("retrieve_index", schema), {"index_name": settings.vector_index_name}
+
+    def rank_u(self, vector: list[float], fetch_k: int, with_embedding: bool) -> Fetched:
+        query, extra = self.index_query()
+        params = {
+            **extra,
+            "query_vector": vector,
+            "fetch_k": int(fetch_k),
+            "with_embedding": with_embedding,
+        }
+        return Fetched.one(self.graph.read(query, params), query, params)
+
+    def members_query(self, selection: CompiledSelectionLike) -> str:
+        return templates.query("selection_members", self.graph.schema, selection=selection.cypher)
+
+    def members(self, selection: CompiledSelectionLike, candidate_ids: list[str]) -> set[str]:
+        """Which of ``candidate_ids`` the selection holds (one query)."""
+        rows = self.graph.read(
+            self.members_query(selection), {**selection.params, "candidate_ids": candidate_ids}
+        )
+        return {str(r["id"]) for r in rows}
+
+    def size_query(self, selection: CompiledSelectionLike) -> str:
+        return templates.query("selection_size", self.graph.schema, selection=selection.cypher)
+
+    def size(self, selection: CompiledSelectionLike) -> int:
+        rows = self.graph.read(self.size_query(selection), dict(selection.params))
+        return int(rows[0]["selection_size"]) if rows else 0
+
+    # ------------------------------------------------------------------ one path
+    def rank(
+        self,
+        path: str,
+        vector: list[float],
+        selection: CompiledSelectionLike,
+        fetch_k: int,
+        with_embedding: bool,
+    ) -> Fetched:
+        """Top ``fetch_k`` members of the selection by cosine, through ``path``."""
+        run = self._paths.get(path)
+        if run is None:
+            raise ConfigurationError(f"unknown retrieval path {path!r}; use one of {PATHS}")
+        base = {
+            **selection.params,
+            "query_vector": vector,
+            "fetch_k": int(fetch_k),
+            "with_embedding": with_embedding,
+        }
+        return run(vector, selection, base)
+
+    def _exact(
+        self, vector: list[float], selection: CompiledSelectionLike, base: dict[str, Any]
+    ) -> Fetched:
+        query = templates.query("retrieve_exact", self.graph.schema, selection=selection.cypher)
+        return Fetched.one(self.graph.read(query, base), query, base)
+
+    def _plugin(
+        self, vector: list[float], selection: CompiledSelectionLike, base: dict[str, Any]
+    ) -> Fetched:
+        if not self.graph.rank_plugin:
+            raise ConfigurationError(
+                f"path 'plugin' needs the {RANK_PROCEDURE} procedure on the server (see "
+                f"docs/plugin.md; rank_plugin={self.graph.settings.rank_plugin!r}); use 'exact'"
+            )
+        schema = self.graph.schema
+        query = templates.query("retrieve_plugin", schema, selection=selection.cypher)
+        params = {**base, "embedding_property": schema.chunk_embedding}
+        return Fetched.one(self.graph.read(query, params), query, params)
+
+    def _search_in(
+        self, vector: list[float], selection: CompiledSelectionLike, base: dict[str, Any]
+    ) -> Fetched:
+        schema, settings = self.graph.schema, self.graph.settings
+        if not self.graph.server.supports_search_in_filter:
+            raise ConfigurationError(
+                f"path 'search_in' needs Neo4j 2026.06+ (this server is "
+                f"{self.graph.server.version}); use 'exact' or 'index'"
+            )
+        if self.planner.search_in_unready() is not None:
+            raise ConfigurationError(
+                f"path 'search_in' needs the vector index {settings.vector_index_name!r} to "
+                f"declare the chunk id as a filter property: recreate it WITH "
+                f"[c.{schema.chunk_id}] (`guidedrag migrate`, or `guidedrag kb adopt` on your "
+                f"own graph) or use 'exact' or 'index'"
+            )
+        query = templates.query(
+            "retrieve_search_in",
+            schema,
+            selection=selection.cypher,
+            names={"vector_index": settings.vector_index_name},
+        )
+        wide = {**base, "fetch_k": int(base["fetch_k"]) * SEARCH_IN_OVERFETCH}
+        return Fetched.one(self.graph.read(query, wide)[: base["fetch_k"]], query, wide)
+
+    def _index(
+        self, vector: list[float], selection: CompiledSelectionLike, base: dict[str, Any]
+    ) -> Fetched:
+        fetch_k, with_embedding = int(base["fetch_k"]), bool(base["with_embedding"])
+        if selection.is_all:
+            return self.rank_u(vector, fetch_k, with_embedding)
+        # Post-filter: over-fetch from U, keep members, widen until fetch_k members are found.
+        want = max(fetch_k * POSTFILTER_FIRST, fetch_k)
+        members_query = self.members_query(selection)
+        ran: tuple[str, ...] = ()
+        while True:
+            top = self.rank_u(vector, want, with_embedding)
+            members = self.members(selection, [str(r["id"]) for r in top.rows])
+            ran += (top.cypher, members_query)
+            kept = [r for r in top.rows if str(r["id"]) in members]
+            if len(kept) >= fetch_k or len(top.rows) < want:
+                return Fetched(kept[:fetch_k], top.cypher, top.params, ran)
+            if want >= POSTFILTER_MAX:
+                note = (
+                    f"index post-filter found {len(kept)} of {fetch_k} members in the top "
+                    f"{want} of U; fell back to exact cosine"
+                )
+                return self._exact(vector, selection, base).after(ran, (note,))
+            want = min(want * 4, POSTFILTER_MAX)

@@ -1,0 +1,123 @@
+"""The planner: which physical path ranks a selection of a given size on this server.
+
+Its crossover points were measured by ``benchmarks/planner_bench.py`` (``MEASURED_EXACT_MAX``)
+and can be overridden with ``GUIDEDRAG_PLANNER_EXACT_MAX``. What it learns about the server (the
+plugin's cache budget, whether the vector index can filter by chunk id) is asked once per
+``GraphContext``; a plan that had to avoid a path says why in its notes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from guidedrag_graph import templates
+from guidedrag_graph.context import GraphContext
+from guidedrag_graph.schema import ELEMENT_ID
+
+# Largest selection ranked exactly, keyed by the index path the planner would use instead.
+# Measured with benchmarks/planner_bench.py (384-d random unit vectors, quantization none, k=5,
+# a shared, heavily loaded 2-core machine, so timings are noisy; results in benchmarks/results/):
+# - 2026.08.1 (30k and 10k chunks, two runs): exact 18-78 ms up to 300 chunks, 78-231 ms at
+#   1,000, vs. filtered SEARCH 20-67 ms; at 3,000 exact 229-383 ms vs. 68-128 ms. The crossover
+#   lies between 300 and 1,000 chunks. Filtered SEARCH also loses recall on very large
+#   selections (0.97 at 10k of 30k; 0.54 when the selection is the whole corpus).
+# - 5.26.30 (10k chunks): exact 400 ms vs. index post-filter 476 ms at 1,000; 818 vs. 141 ms at
+#   3,000, where the post-filter's recall@5 drops to 0.69. Crossover between 1,000 and 3,000.
+MEASURED_EXACT_MAX: dict[str, int] = {"search_in": 500, "index": 1_000}
+# With the rank plugin, exact ranking costs ~1 µs per selected chunk once cached (0.8 µs at 10k
+# chunks vs. 45 µs for Cypher's cosine; benchmarks/plugin_bench.py, results/plugin_*.json): the
+# selection itself costs more than ranking it, so exact (recall 1.0) is the default far beyond
+# where filtered SEARCH loses recall (0.93 at 10% of the corpus).
+MEASURED_PLUGIN_EXACT_MAX = 200_000
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The chosen path, and why another one was not (``notes``, shown in the result)."""
+
+    path: str
+    notes: tuple[str, ...] = ()
+
+
+class Planner:
+    """Chooses a path by selection size, server version, plugin and index declaration."""
+
+    def __init__(self, graph: GraphContext) -> None:
+        self.graph = graph
+
+    def plugin_exact_max(self) -> int:
+        """The plugin's limit: the measured one, or fewer chunks if its cache holds fewer.
+
+        Past its cache budget the plugin reads the store at Cypher's speed (~45 µs per chunk).
+        """
+
+        def ask() -> int:
+            rows = self.graph.read(templates.query("rank_plugin_cache", self.graph.schema), {})
+            budget = int(rows[0]["budget"]) if rows else 0
+            per_vector = 16 + 4 * self.graph.settings.embedding_dimensions + 64  # VectorCache.put
+            return min(MEASURED_PLUGIN_EXACT_MAX, budget // per_vector)
+
+        return self.graph.fact("plugin_exact_max", ask)
+
+    def exact_max(self) -> int:
+        """Selections up to this size are ranked exactly; larger ones through the index."""
+        if self.graph.settings.planner_exact_max is not None:
+            return self.graph.settings.planner_exact_max
+        key = "search_in" if self.graph.server.supports_search_in_filter else "index"
+        if self.graph.rank_plugin:  # never below Cypher's own crossover, even with a tiny cache
+            return max(self.plugin_exact_max(), MEASURED_EXACT_MAX[key])
+        return MEASURED_EXACT_MAX[key]
+
+    def plan(self, selection_size: int | None, is_all: bool) -> Plan:
+        """The path for a selection of this size on this server (``None`` size: unknown)."""
+        if is_all:
+            return Plan("index")
+        if selection_size is not None and selection_size <= self.exact_max():
+            return Plan("plugin" if self.graph.rank_plugin else "exact")
+        if not self.graph.server.supports_search_in_filter:
+            return Plan("index")
+        if self.graph.schema.chunk_id == ELEMENT_ID:  # elementId chunks: nothing to declare
+            return Plan("index")
+        why = self.search_in_unready()
+        return Plan("search_in") if why is None else Plan("index", (why,))
+
+    def search_in_unready(self) -> str | None:
+        """Why a filtered ``SEARCH`` cannot run (None: the vector index declares the chunk id
+        as a filter property, ``WITH [c.id]``).
+
+        A filtered ``SEARCH`` on an index made without it fails with ``PropertyNotFound ... not
+        an additional property`` (a user's own index, or one made before migration V0005). Only
+        a "ready" answer is kept, so an index fixed later (`kb adopt`, `migrate`) is seen at once.
+        """
+        schema, settings = self.graph.schema, self.graph.settings
+        if schema.chunk_id == ELEMENT_ID:
+            return "chunks are addressed by elementId(), which a vector index cannot filter by"
+        if self.graph.known("search_in_ready"):
+            return None
+        index = settings.vector_index_name
+        rows = self.graph.read(
+            templates.query("vector_index_filters", schema), {"index_name": index}
+        )
+        declared: set[str] = set()
+        labels: list[str] = []
+        for row in rows:
+            labels = [str(x) for x in row.get("labels") or []]
+            declared.update(str(p) for p in (row.get("properties") or [])[1:])
+            config = (row.get("options") or {}).get("indexConfig") or {}
+            declared.update(str(p) for p in config.get("vector.filterable_properties") or [])
+        if schema.chunk_id in declared and schema.chunk_label in labels:
+            self.graph.remember("search_in_ready", True)
+            return None
+        what = (
+            "does not exist"
+            if not rows
+            else (
+                f"does not declare {schema.chunk_label}.{schema.chunk_id} as a filter "
+                f"property (it has {sorted(declared) or 'none'})"
+            )
+        )
+        return (
+            f"planner: the vector index {index!r} {what}, so a filtered SEARCH cannot run; "
+            f"ranked through exact/index instead (recreate the index WITH "
+            f"[c.{schema.chunk_id}], e.g. `guidedrag migrate`, to enable search_in)"
+        )
