@@ -19,6 +19,7 @@ from guidedrag_graph.cli.common import (
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.semantics import Semantics
+from guidedrag_graph.vocabulary import PATHS, QUESTION_TYPES, RANKERS, STEERINGS, TAGGERS
 
 if TYPE_CHECKING:
     from guidedrag_graph.kb import Question
@@ -108,26 +109,22 @@ _COMMON = [
     click.option("--select", "selection", help="selection expression, e.g. \"entity('Rome')\""),
     click.option("--entity", "entities", multiple=True, help="an entity the question names"),
     click.option("--relation", "relations", multiple=True, help="a relation type to hop over"),
-    click.option("--type", "question_type", type=click.Choice(["factoid", "open"])),
+    click.option("--type", "question_type", type=click.Choice(list(QUESTION_TYPES))),
     click.option(
         "--auto-semantics",
         is_flag=True,
         help="find the entities the question names (the entity linker unless --tagger)",
     ),
-    click.option(
-        "--tagger", type=click.Choice(["linker", "embedding", "fulltext", "hybrid", "llm"])
-    ),
+    click.option("--tagger", type=click.Choice(list(TAGGERS))),
     click.option("-k", "--top-k", "k", type=TOP_K, help="chunks to retrieve (≥ 1)"),
-    click.option("--ranker", type=click.Choice(["cosine", "mmr"])),
+    click.option("--ranker", type=click.Choice(list(RANKERS))),
     click.option(
         "--steering",
-        type=click.Choice(["auto", "hard", "soft"]),
+        type=click.Choice(list(STEERINGS)),
         help="auto (default): graded graph boosts over every chunk; hard: only inside the "
         "selection (the paper); soft: the selection boosted",
     ),
-    click.option(
-        "--path", type=click.Choice(["exact", "index", "search_in", "plugin"]), help="force"
-    ),
+    click.option("--path", type=click.Choice(list(PATHS)), help="force"),
     click.option("--threshold", type=COSINE, help="minimum raw cosine (-1 to 1)"),
     click.option("--policy", type=click.Path(exists=True, dir_okay=False, path_type=Path)),
     click.option("--explain", is_flag=True, help="show the Cypher and per-stage timings"),

@@ -17,7 +17,6 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.evaluation.approaches import APPROACHES
 from guidedrag_graph.evaluation.harness import (
     DEFAULT_APPROACHES,
-    TAGGERS,
     EvalOptions,
     PrepareSet,
     clear_kb,
@@ -28,6 +27,7 @@ from guidedrag_graph.evaluation.records import EvalRun
 from guidedrag_graph.evaluation.report import render_markdown
 from guidedrag_graph.evaluation.summary import EvalSummary, summarize
 from guidedrag_graph.kb import Bundle, load_bundle, read_bundle
+from guidedrag_graph.vocabulary import PATHS, TAGGERS
 
 if TYPE_CHECKING:
     from neo4j import Driver
@@ -98,7 +98,7 @@ def write_outputs(run: EvalRun, out_dir: Path, *, plots: bool = True) -> list[Pa
 @click.option(
     "--path",
     "rank_path",
-    type=click.Choice(["exact", "auto", "index", "search_in"]),
+    type=click.Choice(["auto", *PATHS]),
     default="exact",
     show_default=True,
     help="ranking path: exact cosine everywhere (the paper), or auto (the planner's choice)",

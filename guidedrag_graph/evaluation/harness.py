@@ -31,12 +31,13 @@ from guidedrag_graph.errors import GuidedRAGError
 from guidedrag_graph.evaluation.approaches import APPROACHES, Approach, approach_named
 from guidedrag_graph.evaluation.auto_rows import AutoPolicies
 from guidedrag_graph.evaluation.kb_queries import clear_kb, corpus_size
-from guidedrag_graph.evaluation.options import DEFAULT_APPROACHES, TAGGERS, EvalOptions
+from guidedrag_graph.evaluation.options import DEFAULT_APPROACHES, EvalOptions
 from guidedrag_graph.evaluation.paraphrase import synthetic_paraphrases
 from guidedrag_graph.evaluation.question_set import SetOptions, SetRun, run_question_set
 from guidedrag_graph.evaluation.records import EvalRun, Row
 from guidedrag_graph.kb import Bundle, Question
 from guidedrag_graph.pipeline import GuidedRAG
+from guidedrag_graph.vocabulary import TAGGERS
 
 __all__ = [
     "DEFAULT_APPROACHES",

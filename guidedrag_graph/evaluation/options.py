@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from guidedrag_graph.evaluation.approaches import PAPER_APPROACHES, approach_named
+from guidedrag_graph.vocabulary import TAGGERS
 
 DEFAULT_APPROACHES: tuple[str, ...] = (
     *PAPER_APPROACHES,
@@ -16,7 +17,6 @@ DEFAULT_APPROACHES: tuple[str, ...] = (
     "guidedrag",
     "guidedrag-calibrated",
 )
-TAGGERS: tuple[str, ...] = ("embedding", "fulltext", "hybrid", "linker", "llm")
 
 
 @dataclass(frozen=True)

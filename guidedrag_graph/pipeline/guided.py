@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 import numpy as np
 from neo4j import Driver
@@ -57,6 +57,18 @@ def default_selection(semantics: Semantics | None) -> Expr | None:
         return None
     plan = plan_selection(PAPER_GUIDED, semantics)
     return None if plan.is_all else plan.expr
+
+
+class RetrieveOptions(TypedDict, total=False):
+    """``retrieve``'s keyword options, which ``ask`` passes on unchanged."""
+
+    semantics: Semantics | None
+    k: int | None
+    ranker: str | None
+    steering: str | None
+    path: str | None
+    threshold: float | None
+    query_vector: Sequence[float] | None
 
 
 @dataclass(frozen=True)
@@ -314,26 +326,14 @@ class GuidedRAG:
         question: str,
         selection: Selection = None,
         *,
-        semantics: Semantics | None = None,
-        k: int | None = None,
-        ranker: str | None = None,
-        steering: str | None = None,
-        path: str | None = None,
-        threshold: float | None = None,
         template: str | None = None,
+        **options: Unpack[RetrieveOptions],
     ) -> Answer:
-        """Retrieve, augment and generate. Without an LLM configured, ``text`` is None and
-        ``reason`` says so; the prompt is still built so callers can show it."""
-        retrieval = self.retrieve(
-            question,
-            selection,
-            semantics=semantics,
-            k=k,
-            ranker=ranker,
-            steering=steering,
-            path=path,
-            threshold=threshold,
-        )
+        """Retrieve (``options`` as for ``retrieve``), augment and generate. Without an LLM
+        configured, ``text`` is None and ``reason`` says so; the prompt is still built so
+        callers can show it."""
+        retrieval = self.retrieve(question, selection, **options)
+        semantics = options.get("semantics")
         if retrieval.empty is not None:
             return Answer.abstention(retrieval, retrieval.empty.message)
         if not retrieval.chunks and retrieval.steering in ("hard", "auto"):

@@ -53,6 +53,17 @@ class _Candidates:
 
 
 @dataclass(frozen=True)
+class _Fetch:
+    """What one ranking asks of a path: which, the query vector, how many, and whether the
+    candidates' vectors come back too (MMR needs them)."""
+
+    path: str
+    vector: list[float]
+    k: int
+    with_embedding: bool
+
+
+@dataclass(frozen=True)
 class _Size:
     """A selection's size and what counting it cost (nothing when it was known)."""
 
@@ -123,7 +134,8 @@ class Retriever:
             chosen = chosen if chosen in ("exact", "plugin") else "index"
 
         started = time.perf_counter()
-        found = self._candidates(chosen, vector, selection, sized.size, fetch, ranker, steering)
+        request = _Fetch(chosen, vector, fetch, ranker == "mmr")
+        found = self._candidates(request, selection, sized.size, steering)
         ranked_s = time.perf_counter() - started
         ordered = final_order(
             found.chunks,
@@ -148,20 +160,14 @@ class Retriever:
         )
 
     def _candidates(
-        self,
-        path: str,
-        vector: list[float],
-        selection: CompiledSelectionLike,
-        size: int | None,
-        fetch: int,
-        ranker: str,
-        steering: str,
+        self, request: _Fetch, selection: CompiledSelectionLike, size: int | None, steering: str
     ) -> _Candidates:
-        """The selection's top ``fetch`` through ``path`` (hard), or merged with U's (soft)."""
-        with_embedding = ranker == "mmr"
+        """The selection's top ``k`` through the path (hard), or merged with U's (soft)."""
         if steering == "soft" and not selection.is_all:
-            return self._soft(path, vector, selection, size, fetch, with_embedding)
-        fetched = self.paths.rank(path, vector, selection, fetch, with_embedding)
+            return self._soft(request, selection, size)
+        fetched = self.paths.rank(
+            request.path, request.vector, selection, request.k, request.with_embedding
+        )
         in_selection = None if selection.is_all else True
         return _Candidates.scored(
             [RankedChunk.from_row(r, in_selection) for r in fetched.rows], fetched
@@ -182,13 +188,7 @@ class Retriever:
         )
 
     def _soft(
-        self,
-        path: str,
-        vector: list[float],
-        selection: CompiledSelectionLike,
-        size: int | None,
-        fetch: int,
-        with_embedding: bool,
+        self, request: _Fetch, selection: CompiledSelectionLike, size: int | None
     ) -> _Candidates:
         """Rank over U with members boosted by β: top of the selection ∪ top of U, re-scored.
 
@@ -197,6 +197,12 @@ class Retriever:
         top ``2·fetch`` holds ``fetch`` non-members (noted otherwise).
         """
         beta = self.graph.settings.soft_boost
+        path, vector, fetch, with_embedding = (
+            request.path,
+            request.vector,
+            request.k,
+            request.with_embedding,
+        )
         ran: tuple[str, ...] = ()
         notes: tuple[str, ...] = ()
         selected_rows: list[dict[str, Any]] = []
