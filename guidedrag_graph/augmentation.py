@@ -174,17 +174,21 @@ class Augmenter:
         keys = [name_key(e) for e in (semantics.entities if semantics else ())]
         return {"chunk_ids": [c.id for c in chunks], "entity_keys": keys}
 
-    def triplets(
+    def graph_context(
         self, chunks: Sequence[RankedChunk], semantics: Semantics | None
-    ) -> tuple[list[Triplet], str]:
-        query = templates.query("triplets", self.graph.schema)
+    ) -> tuple[list[Triplet], list[EntityNote], str]:
+        """The triplets among the selected entities and their descriptions, in one query
+        (``cypher/augmentation.cypher``), and that query's text."""
+        query = templates.query("augmentation", self.graph.schema)
         params = {
             **self._params(chunks, semantics),
             "structural_types": sorted(self.graph.schema.structural_relationship_types),
-            "limit": self.max_triplets,
+            "triplet_limit": self.max_triplets,
+            "entity_limit": self.max_entities,
         }
         rows = self.graph.read(query, params)
-        out = [
+        row = rows[0] if rows else {"triplets": [], "entities": []}
+        triplets = [
             Triplet(
                 head=str(r["head"]),
                 type=str(r["type"]),
@@ -192,26 +196,18 @@ class Augmenter:
                 predicate=None if r.get("predicate") is None else str(r["predicate"]),
                 source_chunk=None if r.get("source_chunk") is None else str(r["source_chunk"]),
             )
-            for r in rows
+            for r in row["triplets"]
             if r.get("head") is not None and r.get("tail") is not None
         ]
-        return out, query
-
-    def entity_notes(
-        self, chunks: Sequence[RankedChunk], semantics: Semantics | None
-    ) -> tuple[list[EntityNote], str]:
-        query = templates.query("entity_descriptions", self.graph.schema)
-        params = {**self._params(chunks, semantics), "limit": self.max_entities}
-        rows = self.graph.read(query, params)
         notes = [
             EntityNote(
                 name=str(r["name"]),
                 type=None if r.get("type") is None else str(r["type"]),
                 description=str(r["description"]),
             )
-            for r in rows
+            for r in row["entities"]
         ]
-        return notes, query
+        return triplets, notes, query
 
     def augment(
         self,
@@ -226,8 +222,7 @@ class Augmenter:
             if semantics and semantics.relational
             else (semantics.question_type if semantics else "factoid")
         )
-        triplets, triplet_query = self.triplets(chunks, semantics)
-        notes, notes_query = self.entity_notes(chunks, semantics)
+        triplets, notes, query = self.graph_context(chunks, semantics)
         prompt = build_prompt(
             question,
             chunks,
@@ -236,5 +231,5 @@ class Augmenter:
             triplets=triplets,
             entities=notes,
         )
-        prompt.cypher = {"triplets": triplet_query, "entity_descriptions": notes_query}
+        prompt.cypher = {"augmentation": query}
         return prompt

@@ -134,6 +134,13 @@ class Settings(BaseSettings):
     )
     max_list: int = Field(1_000, ge=1, le=100_000, description="longest list in a selection")
     max_hop_depth: int = Field(5, ge=1, le=10, description="deepest hop(), khop(), near()")
+    resolution_cache_s: float = Field(
+        60.0,
+        ge=0,
+        le=86_400,
+        description="seconds a resolved entity name (and the relation types) are reused before "
+        "being asked again; 0: ask every question",
+    )
     query_timeout: float = Field(
         30.0, gt=0, le=86_400, description="seconds before Neo4j stops any query of ours"
     )

@@ -14,6 +14,7 @@ lifetime is the driver's.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -27,6 +28,41 @@ from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 _T = TypeVar("_T")
 
 RANK_PROCEDURE = "guidedrag.rank"
+
+
+class ExpiringCache:
+    """Answers about the data — which entity ids a name means, the relation types — kept for a
+    fixed time (``GUIDEDRAG_RESOLUTION_CACHE_S``), so a question about entities asked before
+    costs one round trip instead of two. The invalidation rule is that time, and ``clear()``:
+    a graph changed by another tool is seen at the latest that many seconds later. Only what was
+    found is kept, so a name the KB did not know is asked again on every question (a new entity
+    is found at once, and an abstention never comes from the cache)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._values: dict[Any, tuple[float, Any]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        """The value kept under ``key``, or None (never kept, expired, or caching off)."""
+        with self._lock:
+            kept = self._values.get(key)
+            if kept is None:
+                return None
+            if kept[0] < time.monotonic():
+                del self._values[key]
+                return None
+            return kept[1]
+
+    def put(self, key: Any, value: Any) -> None:
+        if self.seconds <= 0:
+            return
+        with self._lock:
+            self._values[key] = (time.monotonic() + self.seconds, value)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._values.clear()
 
 
 @dataclass(eq=False)
@@ -44,6 +80,10 @@ class GraphContext:
     owns_driver: bool = False
     _facts: dict[str, Any] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    data: ExpiringCache = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.data = ExpiringCache(self.settings.resolution_cache_s)
 
     @classmethod
     def open(

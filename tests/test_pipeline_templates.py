@@ -36,8 +36,7 @@ TEMPLATES = [
     "retrieve_search",
     "retrieve_search_in",
     "selection_members",
-    "triplets",
-    "entity_descriptions",
+    "augmentation",
     "tag_fulltext",
     "tag_resolve",
     "entity_name_embeddings",
@@ -119,10 +118,10 @@ def test_template_runs_as_written(
         params["sel_chunk_ids"] = ["ada-1", "ada-2"]
         rows = tiny_kb.execute_query(statements[0], params).records
         assert sorted(r["id"] for r in rows) == ["ada-1", "ada-2"]
-    if name == "triplets":
+    if name == "augmentation":
         params["chunk_ids"] = ["ada-1"]
-        rows = tiny_kb.execute_query(statements[0], params).records
-        assert {(r["head"], r["type"], r["tail"]) for r in rows} >= {
+        row = tiny_kb.execute_query(statements[0], params).records[0]
+        assert {(t["head"], t["type"], t["tail"]) for t in row["triplets"]} >= {
             ("Ada Lovelace", "BORN_IN", "London"),
             ("Ada Lovelace", "CHILD_OF", "Lord Byron"),
         }
@@ -235,7 +234,7 @@ def test_write_template_runs_as_written(
 
 def test_rendering_maps_the_default_schema_onto_neo4j_graphrag() -> None:
     schema = PRESETS["neo4j-graphrag"]
-    out = query("triplets", schema)
+    out = query("augmentation", schema)
     assert "(c:`Chunk`)<-[:`FROM_CHUNK`]-(e:`__Entity__`)" in out
     assert "`MENTIONS`" not in out and ":`Entity`" not in out
     out = query("retrieve_exact", schema)

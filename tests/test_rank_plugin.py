@@ -201,3 +201,37 @@ def test_planner_sends_the_plugin_what_its_cache_holds(driver: Driver, settings:
     assert not off.graph.rank_plugin
     assert off.plan(10, False) == "exact"
     assert off.plan(5_000, False) in ("search_in", "index")
+
+
+@pytest.mark.neo4j
+def test_auto_ranks_its_tiers_through_the_plugin_like_cypher(
+    sample_db: Driver, settings: Settings
+) -> None:
+    """The default (auto) on every sample question: through the plugin (its query calls
+    guidedrag.rank) and through pure Cypher, the same chunks with the same scores and tiers."""
+    from guidedrag_graph.embeddings import embedder_for
+    from guidedrag_graph.kb import read_questions, sample_kb_dir
+    from guidedrag_graph.pipeline import GuidedRAG
+
+    embedder = embedder_for(settings)
+    off = settings.model_copy(update={"rank_plugin": "off"})
+    questions = [q for q in read_questions(sample_kb_dir()) if q.semantics.entities]
+    assert len(questions) >= 10
+    compared = 0
+    with (
+        GuidedRAG(settings, driver=sample_db, embedder=embedder) as plugin,
+        GuidedRAG(off, driver=sample_db, embedder=embedder) as cypher,
+    ):
+        for q in questions:
+            a = plugin.retrieve(q.question, semantics=q.semantics, k=5)
+            b = cypher.retrieve(q.question, semantics=q.semantics, k=5)
+            if a.abstained or not a.tier_sizes:
+                assert a.abstained == b.abstained
+                continue
+            assert "guidedrag.rank" in a.cypher and "guidedrag.rank" not in b.cypher
+            assert a.tier_sizes == b.tier_sizes
+            assert [(c.id, c.tier) for c in a.chunks] == [(c.id, c.tier) for c in b.chunks]
+            for x, y in zip(a.chunks, b.chunks, strict=True):
+                assert x.score + x.boost == pytest.approx(y.score + y.boost, abs=1e-6)
+            compared += 1
+    assert compared >= 5

@@ -314,12 +314,17 @@ class Retriever:
             "limit": fetch if limit is None else limit,
             "with_embedding": with_embedding,
         }
+        # With the plugin, each tier's top k comes from its float32 cache (~1 µs per chunk)
+        # instead of Cypher's cosine over every member (~45 µs): the same candidates otherwise.
+        plugin = "_plugin" if self.graph.rank_plugin else ""
+        if plugin:
+            params["embedding_property"] = schema.chunk_embedding
         names: dict[str, str] = {}
         if self.graph.server.supports_search_clause:
-            name = "retrieve_boost"
+            name = f"retrieve_boost{plugin}"
             names["vector_index"] = settings.vector_index_name
         else:
-            name = "retrieve_boost_index"
+            name = f"retrieve_boost_index{plugin}"
             params["index_name"] = settings.vector_index_name
         query = templates.query(name, schema, selection=compiled.prelude, names=names, lists=lists)
         return query, params

@@ -30,13 +30,11 @@ def lucene_fuzzy(text: str) -> str:
 
 @dataclass
 class Resolver:
-    """One database's answers (relation types, whether a type is in use), cached for the life
-    of its ``Selector``."""
+    """Names and relation types resolved against one database; what it finds is kept in the
+    context's ``ExpiringCache`` (``GUIDEDRAG_RESOLUTION_CACHE_S``), shared by its selectors."""
 
     graph: GraphContext
     limits: Limits = field(default_factory=Limits)
-    _types: set[str] | None = field(default=None, repr=False)
-    _in_use_cache: dict[str, bool] = field(default_factory=dict, repr=False)
 
     @property
     def schema(self) -> SchemaMapping:
@@ -59,10 +57,21 @@ class Resolver:
         return _lowest_tier(rows)
 
     def entity_ids_many(self, names: tuple[str, ...] | list[str]) -> dict[str, list[str]]:
-        """``entity_ids`` for every name, in two round trips whatever their number."""
+        """``entity_ids`` for every name: none for names resolved within the cache's time,
+        else at most two round trips whatever their number."""
         names = list(dict.fromkeys(names))
         for name in names:
             check_text(name, "an entity name", self.limits)
+        cache = self.graph.data
+        kept = {n: ids for n in names if (ids := cache.get(("entity", n))) is not None}
+        missing = [n for n in names if n not in kept]
+        found = self._fetch_entity_ids(missing) if missing else {}
+        for name, ids in found.items():
+            if ids:
+                cache.put(("entity", name), ids)
+        return {name: list(kept.get(name) or found[name]) for name in names}
+
+    def _fetch_entity_ids(self, names: list[str]) -> dict[str, list[str]]:
         params: dict[str, Any] = {"sel_names": names, "sel_keys": [name_key(n) for n in names]}
         by_name: dict[int, list[dict[str, Any]]] = {}
         for row in self._read(T.fragment("resolve_entities", "query", self.schema), params):
@@ -97,11 +106,13 @@ class Resolver:
                 out.append(str(row["name"]))
         return out
 
-    def relation_types(self) -> set[str]:
+    def relation_types(self, *, fresh: bool = False) -> set[str]:
         """Names that may be relation types (mode "types": every relationship type token but the
-        lexical-graph ones; mode "property": the type property's values, all in use)."""
-        if self._types is not None:
-            return self._types
+        lexical-graph ones; mode "property": the type property's values, all in use); ``fresh``
+        asks the database even if the cache holds them."""
+        kept: set[str] | None = None if fresh else self.graph.data.get("relation_types")
+        if kept is not None:
+            return kept
         if self.schema.relation_mode == "types":
             found = {
                 str(r["relationship_type"])
@@ -113,23 +124,28 @@ class Resolver:
                 for r in self._read(T.fragment("relation_types", "property", self.schema), {})
                 if r["relationship_type"] is not None
             }
-        self._types = found
+        self.graph.data.put("relation_types", found)
         return found
 
     def _in_use(self, rel_type: str) -> bool:
         """Whether relationships of this (token-validated) type exist: tokens outlive them."""
         if self.schema.relation_mode != "types":
             return True
-        if rel_type not in self._in_use_cache:
-            relation = T.Relation((rel_type,), "out")
-            query = T.fragment("relation_type_in_use", "query", self.schema, relation=relation)
-            rows = self._read(query, {})
-            self._in_use_cache[rel_type] = bool(rows and rows[0]["in_use"])
-        return self._in_use_cache[rel_type]
+        if self.graph.data.get(("in_use", rel_type)):
+            return True
+        relation = T.Relation((rel_type,), "out")
+        query = T.fragment("relation_type_in_use", "query", self.schema, relation=relation)
+        rows = self._read(query, {})
+        in_use = bool(rows and rows[0]["in_use"])
+        if in_use:  # only a "yes" is kept: an unknown type is asked again every question
+            self.graph.data.put(("in_use", rel_type), True)
+        return in_use
 
     def resolve_types(self, types: tuple[str, ...]) -> tuple[list[str], list[str]]:
         """(known types, unknown names): the exact type, else its UPPER_SNAKE form, in use."""
         known = self.relation_types()
+        if any(t not in known and relation_type_name(t) not in known for t in types):
+            known = self.relation_types(fresh=True)  # never call a type unknown from the cache
         found: list[str] = []
         unknown: list[str] = []
         for t in types:

@@ -1,0 +1,94 @@
+"""Resolved names are reused for GUIDEDRAG_RESOLUTION_CACHE_S (one round trip less per
+question); unknown names and relation types never come from the cache (issue 12, item 3)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from neo4j import Driver
+
+from guidedrag_graph.config import Settings
+from guidedrag_graph.embeddings import Embedder
+from guidedrag_graph.pipeline import GuidedRAG
+from guidedrag_graph.semantics import Semantics
+from tests.probes import CountingDriver
+
+pytestmark = pytest.mark.neo4j
+
+ADA = Semantics(entities=("Ada Lovelace",))
+
+
+def resolutions(counting: CountingDriver) -> int:
+    """How many times names were resolved (``cypher/resolve_entities``' first query; an unknown
+    name also costs its alias query, not counted here)."""
+    return sum(q.lstrip().startswith("UNWIND range(0, size($sel_names)") for q in counting.queries)
+
+
+def test_a_name_resolved_once_is_reused_and_the_question_ranks_the_same(
+    tiny_kb: Driver, settings: Settings, embedder: Embedder
+) -> None:
+    counting = CountingDriver(tiny_kb)
+    with GuidedRAG(settings, driver=counting, embedder=embedder) as rag:  # type: ignore[arg-type]
+        first = rag.retrieve("Where was Ada Lovelace born?", semantics=ADA, k=3)
+        asked = resolutions(counting)
+        again = rag.retrieve("Where was Ada Lovelace born?", semantics=ADA, k=3)
+    assert asked == 1
+    assert resolutions(counting) == 1, "the second question resolved its name again"
+    assert [c.id for c in again.chunks] == [c.id for c in first.chunks]
+    assert again.timings["selection"] < first.timings["selection"]
+
+
+def test_unknown_names_are_asked_again_so_a_new_entity_is_found_at_once(
+    tiny_kb: Driver, settings: Settings, embedder: Embedder
+) -> None:
+    grace = Semantics(entities=("Grace Hopper",))
+    counting = CountingDriver(tiny_kb)
+    try:
+        with GuidedRAG(settings, driver=counting, embedder=embedder) as rag:  # type: ignore[arg-type]
+            assert rag.retrieve("Who was Grace Hopper?", semantics=grace).abstained
+            assert rag.retrieve("Who was Grace Hopper?", semantics=grace).abstained
+            assert resolutions(counting) == 2
+            tiny_kb.execute_query(
+                "MATCH (c:Chunk {id: 'ada-1'}) "
+                "CREATE (c)-[:MENTIONS]->(:Entity {id: 'grace', name: 'Grace Hopper', "
+                "name_key: 'grace hopper', aliases: [], alias_keys: []})"
+            )
+            found = rag.retrieve("Who was Grace Hopper?", semantics=grace)
+        assert not found.abstained
+        assert found.tier_sizes.get("N", 0) >= 1 or found.chunks
+    finally:
+        tiny_kb.execute_query("MATCH (e:Entity {id: 'grace'}) DETACH DELETE e")
+
+
+def test_the_cache_expires_and_can_be_turned_off(
+    tiny_kb: Driver, settings: Settings, embedder: Embedder
+) -> None:
+    for seconds, expected in ((0.0, 3), (0.3, 2)):
+        counting = CountingDriver(tiny_kb)
+        short = settings.model_copy(update={"resolution_cache_s": seconds})
+        with GuidedRAG(short, driver=counting, embedder=embedder) as rag:  # type: ignore[arg-type]
+            rag.retrieve("Where was Ada Lovelace born?", semantics=ADA)
+            rag.retrieve("Where was Ada Lovelace born?", semantics=ADA)
+            time.sleep(0.4)
+            rag.retrieve("Where was Ada Lovelace born?", semantics=ADA)
+        assert resolutions(counting) == expected, seconds
+
+
+def test_a_relation_type_missing_from_the_cached_list_is_asked_for_again(
+    tiny_kb: Driver, settings: Settings, embedder: Embedder
+) -> None:
+    relational = Semantics(entities=("Ada Lovelace",), relations=("taught",), relational=True)
+    try:
+        with GuidedRAG(settings, driver=tiny_kb, embedder=embedder) as rag:
+            unknown = rag.retrieve("Whom did Ada Lovelace teach?", semantics=relational)
+            assert unknown.abstained and unknown.empty is not None
+            assert unknown.empty.kind == "unknown_relation_type"
+            tiny_kb.execute_query(
+                "MATCH (a:Entity {name: 'Ada Lovelace'}), (b:Entity {name: 'London'}) "
+                "CREATE (a)-[:TAUGHT {predicate: 'taught'}]->(b)"
+            )
+            known = rag.retrieve("Whom did Ada Lovelace teach?", semantics=relational)
+        assert not known.abstained
+    finally:
+        tiny_kb.execute_query("MATCH ()-[r:TAUGHT]->() DELETE r")
