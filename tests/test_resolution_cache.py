@@ -92,3 +92,34 @@ def test_a_relation_type_missing_from_the_cached_list_is_asked_for_again(
         assert not known.abstained
     finally:
         tiny_kb.execute_query("MATCH ()-[r:TAUGHT]->() DELETE r")
+
+
+def test_a_hard_selection_costs_one_round_trip_and_brings_its_size(
+    tiny_kb: Driver, settings: Settings, embedder: Embedder
+) -> None:
+    """Names cached, a hard selection is sized and ranked by one query (the planner's choice
+    made in it): exact/plugin for a small selection, filtered SEARCH past the exact limit."""
+    from guidedrag_graph.db import server_info
+
+    if not server_info(tiny_kb).supports_search_in_filter:
+        pytest.skip("one-query planning needs filtered SEARCH (Neo4j 2026.06+); 5.26 sizes first")
+    for exact_max, paths in ((None, {"plugin", "exact"}), (1, {"search_in"})):
+        tuned = settings.model_copy(update={"planner_exact_max": exact_max})
+        counting = CountingDriver(tiny_kb)
+        with GuidedRAG(tuned, driver=counting, embedder=embedder) as rag:  # type: ignore[arg-type]
+            rag.retrieve("Where was Ada Lovelace born?", "entity('Ada Lovelace')", steering="hard")
+            before = len(counting.queries)
+            result = rag.retrieve(
+                "Where was Ada Lovelace born?", "entity('Ada Lovelace')", steering="hard"
+            )
+        assert len(counting.queries) - before == 1, counting.queries[before:]
+        assert result.path in paths
+        assert result.selection_size == 2
+        assert {c.id for c in result.chunks} == {"ada-1", "ada-2"}
+        assert result.chunks[0].id == "ada-1"
+        empty = None
+        with GuidedRAG(tuned, driver=tiny_kb, embedder=embedder) as rag:
+            empty = rag.retrieve(
+                "Who is both?", "entity('Ada Lovelace') & entity('Paris')", steering="hard"
+            )
+        assert empty.selection_size == 0 and empty.abstained and empty.chunks == []

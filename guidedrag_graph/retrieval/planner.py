@@ -81,6 +81,13 @@ class Planner:
         why = self.search_in_unready()
         return Plan("search_in") if why is None else Plan("index", (why,))
 
+    def plans_in_query(self) -> bool:
+        """Whether the choice between exact and search_in can be made inside the ranking query
+        (``retrieve_planned``: one round trip, no size query first). It needs filtered
+        ``SEARCH`` (2026.06+, the index declaring the chunk id); elsewhere the planner asks the
+        selection's size first and picks the path here, as before."""
+        return self.graph.server.supports_search_in_filter and self.search_in_unready() is None
+
     def search_in_unready(self) -> str | None:
         """Why a filtered ``SEARCH`` cannot run (None: the vector index declares the chunk id
         as a filter property, ``WITH [c.id]``).

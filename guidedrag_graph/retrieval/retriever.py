@@ -22,11 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.retrieval.ordering import final_order
-from guidedrag_graph.retrieval.paths import POSTFILTER_FIRST, Paths
+from guidedrag_graph.retrieval.ordering import Ordered, final_order
+from guidedrag_graph.retrieval.paths import Paths
 from guidedrag_graph.retrieval.planner import Plan, Planner
 from guidedrag_graph.retrieval.results import Fetched, RankedChunk, Ranking
 from guidedrag_graph.retrieval.selections import (
@@ -50,6 +49,37 @@ class _Candidates:
     def scored(cls, chunks: list[RankedChunk], fetched: Fetched) -> _Candidates:
         """Hard steering: ordered by their own score."""
         return cls(chunks, [c.score for c in chunks], fetched)
+
+
+@dataclass(frozen=True)
+class _Order:
+    """How a ranking ends: ``fetch`` candidates asked of Neo4j, then the top ``k`` above
+    ``threshold`` (raw cosine) by score or by MMR (``lambda_``) around ``vector``."""
+
+    vector: list[float]
+    k: int
+    fetch: int
+    ranker: str
+    threshold: float | None
+    lambda_: float
+
+    @property
+    def with_embedding(self) -> bool:
+        return self.ranker == "mmr"  # MMR needs the candidates' vectors
+
+    def apply(
+        self, candidates: list[RankedChunk], relevance: list[float], keep: int | None = None
+    ) -> Ordered:
+        return final_order(
+            candidates,
+            relevance,
+            k=self.k,
+            ranker=self.ranker,
+            threshold=self.threshold,
+            query=self.vector,
+            lambda_=self.lambda_,
+            keep=keep,
+        )
 
 
 @dataclass(frozen=True)
@@ -109,24 +139,14 @@ class Retriever:
         ``selection_size`` skips the size query when the caller already knows it; ``path``
         forces a physical path (one of ``vocabulary.PATHS``) instead of the planner's.
         """
-        _check_ranker(ranker)
         _check_steering(steering)
-        settings = self.graph.settings
-        k = k or settings.top_k
-        threshold = settings.similarity_threshold if threshold is None else threshold
+        order = self._order(query_vector, k, ranker, threshold, fetch_k, mmr_lambda)
         selection = selection or AllChunks(self.graph.schema)
         if getattr(selection, "is_boost", False):  # a boost(...) ranks its tiers over U
-            return self.rank_tiers(
-                query_vector,
-                selection,  # type: ignore[arg-type]
-                k=k,
-                ranker=ranker,
-                threshold=threshold,
-                fetch_k=fetch_k,
-                mmr_lambda=mmr_lambda,
-            )
-        fetch = max(fetch_k or (settings.mmr_fetch_k if ranker == "mmr" else k), k)
-        vector: list[float] = np.asarray(query_vector, dtype=np.float64).ravel().tolist()
+            return self._rank_tiers(order, selection)  # type: ignore[arg-type]
+        planned = path is None and selection_size is None and steering == "hard"
+        if planned and not selection.is_all and self.planner.plans_in_query():
+            return self._rank_planned(order, selection)
         sized = self._size(selection, selection_size)
         plan = Plan(path) if path else self.planner.plan(sized.size, selection.is_all)
         chosen = plan.path
@@ -134,22 +154,14 @@ class Retriever:
             chosen = chosen if chosen in ("exact", "plugin") else "index"
 
         started = time.perf_counter()
-        request = _Fetch(chosen, vector, fetch, ranker == "mmr")
+        request = _Fetch(chosen, order.vector, order.fetch, order.with_embedding)
         found = self._candidates(request, selection, sized.size, steering)
         ranked_s = time.perf_counter() - started
-        ordered = final_order(
-            found.chunks,
-            found.relevance,
-            k=k,
-            ranker=ranker,
-            threshold=threshold,
-            query=vector,
-            lambda_=settings.mmr_lambda if mmr_lambda is None else mmr_lambda,
-        )
+        ordered = order.apply(found.chunks, found.relevance)
         return Ranking(
             chunks=ordered.chunks,
             path=chosen,
-            ranker=ranker,
+            ranker=order.ranker,
             steering="hard" if selection.is_all else steering,
             selection_size=sized.size,
             cypher=found.fetched.cypher,
@@ -157,6 +169,34 @@ class Retriever:
             timings={**sized.timings, "ranking": ranked_s, **ordered.timings},
             queries=list(sized.queries + found.fetched.queries),
             notes=list(plan.notes + found.fetched.notes),
+        )
+
+    def _rank_planned(self, order: _Order, selection: CompiledSelectionLike) -> Ranking:
+        """Hard steering in ONE round trip: the query sizes the selection and picks exact or
+        search_in itself (``Planner.plans_in_query``); the size comes back with the ranking."""
+        exact_max = self.planner.exact_max()
+        query, params = self.paths.planned_query(
+            order.vector, selection, order.fetch, order.with_embedding, exact_max
+        )
+        started = time.perf_counter()
+        rows = self.graph.read(query, params)
+        ranked_s = time.perf_counter() - started
+        size = int(rows[0]["selection_size"]) if rows else 0
+        found = [r for r in rows if r["id"] is not None]
+        small = "plugin" if self.graph.rank_plugin else "exact"
+        chosen = str(found[0]["path"]) if found else small if size <= exact_max else "search_in"
+        candidates = [RankedChunk.from_row(r, True) for r in found]
+        ordered = order.apply(candidates, [c.score for c in candidates])
+        return Ranking(
+            chunks=ordered.chunks,
+            path=chosen,
+            ranker=order.ranker,
+            steering="hard",
+            selection_size=size,
+            cypher=query,
+            params=params,
+            timings={"ranking": ranked_s, **ordered.timings},
+            queries=[query],
         )
 
     def _candidates(
@@ -250,84 +290,64 @@ class Retriever:
         ``fetch_k`` (exact up to the planner's exact limit, else from U's over-fetched index top)
         ∪ U's top ``fetch_k`` holds the boosted top ``fetch_k`` (a tier's boost is uniform).
         """
-        _check_ranker(ranker)
-        settings = self.graph.settings
-        k = k or settings.top_k
-        threshold = settings.similarity_threshold if threshold is None else threshold
-        fetch = max(fetch_k or (settings.mmr_fetch_k if ranker == "mmr" else k), k)
-        vector = [float(x) for x in np.asarray(query_vector, dtype=np.float64).ravel()]
-        query, params = self._tiers_query(compiled, vector, fetch, ranker == "mmr", limit)
+        order = self._order(query_vector, k, ranker, threshold, fetch_k, mmr_lambda)
+        return self._rank_tiers(order, compiled, limit)
+
+    def _rank_tiers(
+        self, order: _Order, compiled: CompiledTiersLike, limit: int | None = None
+    ) -> Ranking:
+        query, params = self.paths.tiers_query(
+            compiled,
+            order.vector,
+            order.fetch,
+            order.with_embedding,
+            limit,
+            self.planner.exact_max(),
+        )
         started = time.perf_counter()
         rows = self.graph.read(query, params)
         timings = {"ranking": time.perf_counter() - started}
         sizes = [int(x) for x in rows[0]["tier_sizes"]] if rows else []
         names = params["tier_names"]
-        tier_sizes = dict(zip(names, sizes, strict=False))
         candidates = [
             RankedChunk.from_row(r, None, tiers=tuple(names[i] for i in r["member_of"]))
             for r in rows
         ]
-        ordered = final_order(
-            candidates,
-            [c.score + c.boost for c in candidates],
-            k=k,
-            ranker=ranker,
-            threshold=threshold,
-            query=vector,
-            lambda_=settings.mmr_lambda if mmr_lambda is None else mmr_lambda,
-            keep=limit,
-        )
+        ordered = order.apply(candidates, [c.score + c.boost for c in candidates], keep=limit)
         return Ranking(
             chunks=ordered.chunks,
             path="boost",
-            ranker=ranker,
+            ranker=order.ranker,
             steering="auto",
             selection_size=None,
             cypher=query,
             params=params,
             timings={**timings, **ordered.timings},
             queries=[query],
-            tier_sizes=tier_sizes,
+            tier_sizes=dict(zip(names, sizes, strict=False)),
         )
 
-    def _tiers_query(
+    def _order(
         self,
-        compiled: CompiledTiersLike,
-        vector: list[float],
-        fetch: int,
-        with_embedding: bool,
-        limit: int | None,
-    ) -> tuple[str, dict[str, Any]]:
-        """``retrieve_boost`` for these tiers, and its parameters."""
-        settings, schema = self.graph.settings, self.graph.schema
-        tiers = list(compiled.tiers)
-        lists = {"tiers": [t.list_variable for t in tiers]}
-        params: dict[str, Any] = {
-            **compiled.params,
-            "query_vector": vector,
-            "fetch_k": fetch,
-            "u_fetch_k": fetch,
-            "wide_k": fetch * POSTFILTER_FIRST,
-            "exact_max": self.planner.exact_max(),
-            "tier_weights": [float(t.weight) for t in tiers],
-            "tier_names": [t.name or t.list_variable for t in tiers],
-            "limit": fetch if limit is None else limit,
-            "with_embedding": with_embedding,
-        }
-        # With the plugin, each tier's top k comes from its float32 cache (~1 µs per chunk)
-        # instead of Cypher's cosine over every member (~45 µs): the same candidates otherwise.
-        plugin = "_plugin" if self.graph.rank_plugin else ""
-        if plugin:
-            params["embedding_property"] = schema.chunk_embedding
-        names: dict[str, str] = {}
-        if self.graph.server.supports_search_clause:
-            name = f"retrieve_boost{plugin}"
-            names["vector_index"] = settings.vector_index_name
-        else:
-            name = f"retrieve_boost_index{plugin}"
-            params["index_name"] = settings.vector_index_name
-        query = templates.query(name, schema, selection=compiled.prelude, names=names, lists=lists)
-        return query, params
+        query_vector: Sequence[float] | np.ndarray,
+        k: int | None,
+        ranker: str,
+        threshold: float | None,
+        fetch_k: int | None,
+        mmr_lambda: float | None,
+    ) -> _Order:
+        """The arguments every ranking ends with, with the settings' defaults filled in."""
+        _check_ranker(ranker)
+        settings = self.graph.settings
+        k = k or settings.top_k
+        return _Order(
+            vector=[float(x) for x in np.asarray(query_vector, dtype=np.float64).ravel()],
+            k=k,
+            fetch=max(fetch_k or (settings.mmr_fetch_k if ranker == "mmr" else k), k),
+            ranker=ranker,
+            threshold=settings.similarity_threshold if threshold is None else threshold,
+            lambda_=settings.mmr_lambda if mmr_lambda is None else mmr_lambda,
+        )
 
 
 def _check_steering(steering: str) -> None:

@@ -1,0 +1,43 @@
+// Ranking inside a selection through the guidedrag.rank plugin (plugin/, docs/plugin.md) with the
+// planner's choice made in the query itself, so the question costs ONE round trip (no size
+// query first): a selection of at most $exact_max chunks (the plugin's cache budget) is ranked
+// exactly by the procedure (~1 µs per chunk), a larger one within the vector
+// index (SEARCH ... WHERE c.id IN ..., Neo4j 2026.06+, the index declared WITH [c.id]), asking
+// it for $wide_k (an over-fetch, the recall guard) and keeping the best $fetch_k.
+// selection_size and path ('plugin' or 'search_in') come back on every row; an empty selection
+// gives one row whose id is null.
+// Columns: id, document_id, document_title, text, score, cosine, in_selection, embedding,
+// selection_size, path.
+:param sel_chunk_ids => ['c1', 'c2', 'c3'];
+:param query_vector => [x IN range(1, 384) | 0.05];
+:param fetch_k => 5;
+:param wide_k => 20;
+:param exact_max => 500;
+:param with_embedding => false;
+:param embedding_property => 'embedding';
+CYPHER 25
+// selection:begin
+MATCH (c:/*chunk_label*/`Chunk`) WHERE /*chunk_id*/c.id IN $sel_chunk_ids
+// selection:end
+WITH collect(c) AS selected
+OPTIONAL CALL (selected) {
+  WITH selected WHERE size(selected) <= $exact_max
+  CALL guidedrag.rank(selected, $embedding_property, $query_vector, $fetch_k) YIELD node, score
+  RETURN node AS c, score, 'plugin' AS path
+  UNION
+  WITH selected WHERE size(selected) > $exact_max
+  WITH [n IN selected | /*chunk_id*/n.id] AS selected_ids
+  MATCH (c:/*chunk_label*/`Chunk`)
+    SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector
+                 WHERE /*chunk_id*/c.id IN selected_ids LIMIT $wide_k) SCORE AS score
+  RETURN c, score, 'search_in' AS path
+}
+WITH selected, c, score, path
+ORDER BY score DESC, /*chunk_id*/c.id
+LIMIT $fetch_k
+OPTIONAL MATCH (c)/*part_of*/-[:`PART_OF`]->(d:/*document_label*/`Document`)
+RETURN /*chunk_id*/c.id AS id, /*document_id*/d.id AS document_id, /*document_title*/d.title AS document_title, /*chunk_text*/c.text AS text,
+       score, 2 * score - 1 AS cosine, true AS in_selection,
+       CASE WHEN $with_embedding THEN /*chunk_embedding*/c.embedding END AS embedding,
+       size(selected) AS selection_size, path
+ORDER BY score DESC, id
