@@ -4,7 +4,9 @@ A synthetic KB (chunks with 384-d embeddings around cluster centres, documents, 
 Zipf-distributed mentions) is loaded into a dedicated Neo4j started with the ``guidedrag.rank``
 plugin. Each "question" is one guided retrieval without the embedding step (query vectors are
 precomputed, as the embedder is not what is measured): ``Selector.prepare("entity('E…')")``
-(name resolution) then ``Retriever.rank`` (selection size, then ranking by the planner's path).
+(name resolution; none when ``--resolution-cache`` seconds keep the names, as they repeat) then
+``Retriever.rank`` (on 2026.06+ one query that sizes the selection and ranks it by the planner's
+path; on older servers the size first).
 
 Runs, in one process and one server, for each mode (``plugin``; ``cypher`` = rank_plugin off):
   * a warm-up pass over every question (fills the plugin's embedding cache);
@@ -223,6 +225,12 @@ def main() -> None:
     parser.add_argument("--modes", default="plugin,cypher")
     parser.add_argument("--out", type=Path)
     parser.add_argument(
+        "--resolution-cache",
+        type=float,
+        default=60.0,
+        help="GUIDEDRAG_RESOLUTION_CACHE_S for the clients (0: resolve every question's names)",
+    )
+    parser.add_argument(
         "--home", type=Path, help="keep the server home here and reuse its data on the next run"
     )
     args = parser.parse_args()
@@ -255,7 +263,9 @@ def main() -> None:
             neo4j_uri=server.uri,
             neo4j_password=password,
             openai_api_key=None,
+            resolution_cache_s=args.resolution_cache,
         )
+        result["resolution_cache_s"] = args.resolution_cache
         driver = GraphDatabase.driver(server.uri, auth=("neo4j", password))
         try:
             migrate(driver, settings, PRESETS["guidedrag"])

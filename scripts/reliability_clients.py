@@ -19,7 +19,7 @@ names one), loads the sample KB if it is not there, and then:
    with the server JVM's resident memory before and after, and again under a small hop cap to
    show the truncation being reported.
 
-``tests/test_reliability.py`` runs a short form of both.
+``tests/test_cli_server.py`` runs a short form of both.
 """
 
 from __future__ import annotations

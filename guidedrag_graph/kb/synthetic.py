@@ -9,7 +9,7 @@ matters for approximate-index recall.
 
 Entities are mentioned with a Zipf law (a few hubs, a long tail), relations carry typed
 predicates, and documents are grouped under ``source`` values whose chunk counts are known
-(``sel10``, ``sel100``, ``sel1k``, ``sel10k``): a ``source('sel1k')`` selection holds exactly
+(``sel10``, ``sel100``, ``sel1k``, ``sel10k``, ``sel100k``): a ``source('sel1k')`` selection holds exactly
 1,000 chunks, which is how the benchmark gets selections of a chosen size through the graph.
 """
 
@@ -30,7 +30,13 @@ PREDICATES = (
     "part of", "mentions", "named after", "educated at", "citizen of", "genre of", "award",
 )  # fmt: skip
 # Selection sizes the benchmark asks for, by the document source that yields them.
-SELECTION_SOURCES: dict[str, int] = {"sel10": 10, "sel100": 100, "sel1k": 1_000, "sel10k": 10_000}
+SELECTION_SOURCES: dict[str, int] = {
+    "sel10": 10,
+    "sel100": 100,
+    "sel1k": 1_000,
+    "sel10k": 10_000,
+    "sel100k": 100_000,  # only in corpora of 200k chunks or more
+}
 
 
 @dataclass(frozen=True)
