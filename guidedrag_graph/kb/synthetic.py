@@ -9,8 +9,9 @@ matters for approximate-index recall.
 
 Entities are mentioned with a Zipf law (a few hubs, a long tail), relations carry typed
 predicates, and documents are grouped under ``source`` values whose chunk counts are known
-(``sel10``, ``sel100``, ``sel1k``, ``sel10k``, ``sel100k``): a ``source('sel1k')`` selection holds exactly
-1,000 chunks, which is how the benchmark gets selections of a chosen size through the graph.
+(``sel10``, ``sel100``, ``sel1k``, ``sel10k``, ``sel100k``): a ``source('sel1k')`` selection
+holds exactly 1,000 chunks, which is how the benchmark gets selections of a chosen size through
+the graph.
 """
 
 from __future__ import annotations
