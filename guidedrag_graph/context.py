@@ -60,9 +60,17 @@ class ExpiringCache:
         with self._lock:
             self._values[key] = (time.monotonic() + self.seconds, value)
 
-    def clear(self) -> None:
+    def clear(self, kind: str | None = None) -> None:
+        """Forget everything, or only the answers of one kind (``"entity"``: resolved names;
+        keys are ``(kind, ...)`` tuples or a kind's own name)."""
         with self._lock:
-            self._values.clear()
+            if kind is None:
+                self._values.clear()
+                return
+            for key in [
+                k for k in self._values if k == kind or (isinstance(k, tuple) and k[0] == kind)
+            ]:
+                del self._values[key]
 
 
 @dataclass(eq=False)
