@@ -60,6 +60,13 @@ def main() -> int:
         "--n", type=int, default=10_000, help="attempts (corpus first, then random)"
     )
     parser.add_argument("--seed", type=int, default=10)
+    parser.add_argument(
+        "--from",
+        dest="start",
+        type=int,
+        default=0,
+        help="replay from attempt N (the same draws; earlier attempts are drawn, not run)",
+    )
     parser.add_argument("--rate", type=float, default=50.0, help="most attempts per second")
     parser.add_argument("--timeout", type=float, default=10.0, help="GUIDEDRAG_QUERY_TIMEOUT")
     parser.add_argument(
@@ -122,13 +129,19 @@ def run(driver, settings: Settings, args: argparse.Namespace, names: list[str]) 
     refused: Counter[str] = Counter()
     long_running: set[str] = set()
     started = time.monotonic()
+    slowest: list[tuple[float, int, str, str]] = []
     for i in range(args.n):
+        item = items[i] if i < len(items) else random_item(rng, names[:200])
+        if i < args.start:
+            continue
         if args.max_seconds is not None and time.monotonic() - started > args.max_seconds:
             print(f"  stopped at the time limit ({args.max_seconds:g} s)", flush=True)
             break
-        item = items[i] if i < len(items) else random_item(rng, names[:200])
         outcome = attempt(selector, item)
         outcomes.append(outcome)
+        slowest = sorted(
+            [*slowest, (outcome.seconds, i, f"{outcome.kind} {outcome.error}", repr(item)[:160])]
+        )[-3:]
         if outcome.kind == "unexplained":
             unexplained[outcome.error] += 1
         elif outcome.kind == "refused":
@@ -137,11 +150,11 @@ def run(driver, settings: Settings, args: argparse.Namespace, names: list[str]) 
             for tx in running_transactions(driver):
                 if (tx["seconds"] or 0) > args.timeout + 5:
                     long_running.add(str(tx["id"]))
-            rate = (i + 1) / (time.monotonic() - started)
+            rate = (i + 1 - args.start) / (time.monotonic() - started)
             print(
                 f"  {i + 1:>6} attempts, {rate:5.1f}/s, load {os.getloadavg()[0]:.1f}", flush=True
             )
-        pause = (i + 1) / args.rate - (time.monotonic() - started)
+        pause = (i + 1 - args.start) / args.rate - (time.monotonic() - started)
         if pause > 0:
             time.sleep(pause)
     elapsed = time.monotonic() - started
@@ -173,6 +186,8 @@ def run(driver, settings: Settings, args: argparse.Namespace, names: list[str]) 
         f"latency             median {statistics.median(seconds) * 1000:.1f} ms, "
         f"p99 {percentile(seconds, 0.99) * 1000:.1f} ms, max {max(seconds) * 1000:.0f} ms"
     )
+    for seconds_taken, index, kind, text in reversed(slowest):
+        print(f"slowest             #{index} {seconds_taken:.1f} s {kind}: {text}")
     print(
         f"load average        before {load_before[0]:.2f}/{load_before[1]:.2f}/{load_before[2]:.2f}"
         f", after {load_after[0]:.2f}/{load_after[1]:.2f}/{load_after[2]:.2f} "
