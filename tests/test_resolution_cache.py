@@ -117,7 +117,6 @@ def test_a_hard_selection_costs_one_round_trip_and_brings_its_size(
         assert result.selection_size == 2
         assert {c.id for c in result.chunks} == {"ada-1", "ada-2"}
         assert result.chunks[0].id == "ada-1"
-        empty = None
         with GuidedRAG(tuned, driver=tiny_kb, embedder=embedder) as rag:
             empty = rag.retrieve(
                 "Who is both?", "entity('Ada Lovelace') & entity('Paris')", steering="hard"

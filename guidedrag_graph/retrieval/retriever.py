@@ -183,8 +183,9 @@ class Retriever:
         ranked_s = time.perf_counter() - started
         size = int(rows[0]["selection_size"]) if rows else 0
         found = [r for r in rows if r["id"] is not None]
-        small = "plugin" if self.graph.rank_plugin else "exact"
-        chosen = str(found[0]["path"]) if found else small if size <= exact_max else "search_in"
+        # The query names the path it took; an empty selection returns no chunk to name it, so
+        # the planner says which path that size takes (the same rule the query applied).
+        chosen = str(found[0]["path"]) if found else self.planner.plan(size, False).path
         candidates = [RankedChunk.from_row(r, True) for r in found]
         ordered = order.apply(candidates, [c.score for c in candidates])
         return Ranking(
