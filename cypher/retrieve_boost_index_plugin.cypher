@@ -1,9 +1,10 @@
-// Graded tiers through the guidedrag.rank plugin (plugin/, docs/plugin.md): the same ranking as
-// retrieve_boost_index.cypher (5.26: the index procedure), but each tier's top $fetch_k comes from the procedure, which reads the
-// embeddings from its float32 cache (~1 µs per chunk) instead of turning every stored float of
-// every tier member into a Cypher value (~45 µs per chunk). A tier larger than $exact_max (the
-// plugin's cache budget) still takes its members from U's over-fetched index top $wide_k; the few
-// candidates are re-scored exactly, as in retrieve_boost_index.cypher (5.26: the index procedure).
+// Graded tiers through the rank plugin (plugin/, docs/plugin.md) on Neo4j 5.26 (the index
+// procedure): the ranking of retrieve_boost_index.cypher in one procedure call.
+// guidedrag.rankTiers scores every tier member from its float32 cache (~1 µs per chunk, where
+// Cypher's cosine costs ~45), keeps each tier's top $fetch_k and U's top $u_fetch_k, and gives
+// each candidate its best tier and boost; Cypher only orders the few candidates. U comes from the vector index at $u_fetch_k, over-fetched to $wide_k
+// only when a tier is larger than $exact_max (the plugin's cache budget): that tier's top is then
+// taken from U's over-fetched top, as in retrieve_boost_index.cypher.
 // Columns: id, document_id, document_title, text, score ((1+cos)/2), cosine, in_selection (in
 // some tier), embedding, tier (name of the best tier or null), boost, tier_sizes (per tier),
 // member_of (indices of every tier holding the chunk; calibration reads it). $limit rows at most.
@@ -38,32 +39,16 @@ CALL () {
 }
 // selection:end
 WITH /*tiers*/[s0, s1] AS tiers
-CALL () {
-  CALL db.index.vector.queryNodes($index_name, $wide_k, $query_vector) YIELD node
+CALL (tiers) {
+  CALL db.index.vector.queryNodes($index_name,
+    CASE WHEN all(s IN tiers WHERE size(s) <= $exact_max) THEN $u_fetch_k ELSE $wide_k END,
+    $query_vector) YIELD node
   RETURN collect(node) AS wide
 }
-CALL (tiers, wide) {
-  UNWIND range(0, size(tiers) - 1) AS i
-  WITH tiers[i] AS s, wide
-  CALL (s) {
-    CALL guidedrag.rank(CASE WHEN size(s) <= $exact_max THEN s ELSE [] END,
-                        $embedding_property, $query_vector, $fetch_k) YIELD node, score
-    WITH node AS c, score ORDER BY score DESC, /*chunk_id*/c.id
-    LIMIT $fetch_k
-    RETURN collect(c) AS exact_top
-  }
-  WITH CASE WHEN size(s) <= $exact_max THEN exact_top
-            ELSE [n IN wide WHERE n IN s][..$fetch_k] END AS top
-  RETURN reduce(acc = [], t IN collect(top) | acc + t) AS tier_tops
-}
-WITH tiers, [s IN tiers | size(s)] AS tier_sizes,
-     reduce(acc = [], n IN wide[..$u_fetch_k] + tier_tops |
-            CASE WHEN n IN acc THEN acc ELSE acc + n END) AS candidates
-UNWIND candidates AS c
-WITH c, tier_sizes, vector.similarity.cosine(/*chunk_embedding*/c.embedding, $query_vector) AS score,
-     [i IN range(0, size(tiers) - 1) WHERE c IN tiers[i]] AS member_of
-WITH c, tier_sizes, score, member_of, head(member_of) AS best
-WITH c, tier_sizes, score, member_of, best, coalesce($tier_weights[best], 0.0) AS boost
+CALL guidedrag.rankTiers(tiers, $tier_weights, wide, $embedding_property, $query_vector, $fetch_k,
+                         {exactMax: $exact_max, uK: $u_fetch_k})
+  YIELD node, score, boost, best, memberOf
+WITH node AS c, score, boost, best, memberOf AS member_of, [s IN tiers | size(s)] AS tier_sizes
 ORDER BY score + boost DESC, /*chunk_id*/c.id
 LIMIT $limit
 OPTIONAL MATCH (c)/*part_of*/-[:PART_OF]->(d:/*document_label*/Document)

@@ -28,6 +28,8 @@ from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 _T = TypeVar("_T")
 
 RANK_PROCEDURE = "guidedrag.rank"
+# auto's tiers in one call; plugins built before it have guidedrag.rank only.
+RANK_TIERS_PROCEDURE = "guidedrag.rankTiers"
 
 
 class ExpiringCache:
@@ -167,4 +169,13 @@ class GraphContext:
             return False
         return self.fact(
             "rank_plugin", lambda: procedure_available(self.driver, RANK_PROCEDURE, self.database)
+        )
+
+    @property
+    def rank_tiers_plugin(self) -> bool:
+        """Whether ``auto``'s tiers rank through ``guidedrag.rankTiers``: the plugin gate, and a
+        plugin new enough to list it (an older jar ranks the tiers in pure Cypher)."""
+        return self.rank_plugin and self.fact(
+            "rank_tiers_plugin",
+            lambda: procedure_available(self.driver, RANK_TIERS_PROCEDURE, self.database),
         )

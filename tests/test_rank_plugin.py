@@ -208,7 +208,7 @@ def test_auto_ranks_its_tiers_through_the_plugin_like_cypher(
     sample_db: Driver, settings: Settings
 ) -> None:
     """The default (auto) on every sample question: through the plugin (its query calls
-    guidedrag.rank) and through pure Cypher, the same chunks with the same scores and tiers."""
+    guidedrag.rankTiers) and through pure Cypher, the same chunks with the same scores and tiers."""
     from guidedrag_graph.embeddings import embedder_for
     from guidedrag_graph.kb import read_questions, sample_kb_dir
     from guidedrag_graph.pipeline import GuidedRAG
@@ -228,10 +228,114 @@ def test_auto_ranks_its_tiers_through_the_plugin_like_cypher(
             if a.abstained or not a.tier_sizes:
                 assert a.abstained == b.abstained
                 continue
-            assert "guidedrag.rank" in a.cypher and "guidedrag.rank" not in b.cypher
+            assert "guidedrag.rankTiers" in a.cypher and "guidedrag.rank" not in b.cypher
             assert a.tier_sizes == b.tier_sizes
             assert [(c.id, c.tier) for c in a.chunks] == [(c.id, c.tier) for c in b.chunks]
             for x, y in zip(a.chunks, b.chunks, strict=True):
                 assert x.score + x.boost == pytest.approx(y.score + y.boost, abs=1e-6)
             compared += 1
     assert compared >= 5
+
+
+RANK_TIERS = (
+    "UNWIND $tiers AS ids "
+    "CALL (ids) { MATCH (c:Chunk) WHERE c.id IN ids RETURN collect(c) AS tier } "
+    "WITH collect(tier) AS tiers "
+    "CALL (tiers) { MATCH (c:Chunk) WHERE c.id IN $candidates RETURN collect(c) AS candidates } "
+    "CALL guidedrag.rankTiers(tiers, $weights, candidates, 'embedding', $query, $k, "
+    "  {exactMax: $exact_max, uK: $k}) YIELD node, score, boost, best, memberOf "
+    "RETURN node.id AS id, score, boost, best, memberOf "
+    "ORDER BY score + boost DESC, id LIMIT $k"
+)
+
+
+def boosted_top(
+    vectors: dict[str, np.ndarray],
+    tiers: list[list[str]],
+    weights: list[float],
+    q: np.ndarray,
+    k: int,
+) -> list[tuple[str, float, int | None]]:
+    """The reference: every chunk, (1 + cos) / 2 plus the weight of its first tier, top k."""
+    rows = []
+    for cid, v in vectors.items():
+        best = next((i for i, tier in enumerate(tiers) if cid in tier), None)
+        score = (1 + float(v @ q) / float(np.linalg.norm(v) * np.linalg.norm(q))) / 2
+        rows.append((cid, score + (0.0 if best is None else weights[best]), best))
+    rows.sort(key=lambda r: (-r[1], r[0]))
+    return rows[:k]
+
+
+@pytest.mark.neo4j
+@pytest.mark.parametrize("exact_max", [1_000, 3])
+def test_rank_tiers_equals_the_boosted_top_k_over_every_chunk(
+    migrated_db: Driver, exact_max: int
+) -> None:
+    """guidedrag.rankTiers (auto's plugin path) against numpy over all 40 chunks: each tier
+    scored in full, and (exactMax 3) the large tiers taken from the candidates instead, which
+    here hold every chunk, so the top k must be the same."""
+    rng = np.random.default_rng(21)
+    vectors = {f"c{i:02d}": unit(rng.normal(size=DIM)) for i in range(40)}
+    write(migrated_db, {cid: v.tolist() for cid, v in vectors.items()})
+    ids = sorted(vectors)
+    tiers = [ids[0:2], ids[5:25], ids[20:40]]  # the last two overlap: c20..c24 are in both
+    weights = [0.3, 0.05, 0.02]
+    for seed in range(5):
+        q = unit(np.random.default_rng(seed).normal(size=DIM))
+        for k in (1, 4, 7):
+            rows, _, _ = migrated_db.execute_query(
+                RANK_TIERS,
+                tiers=tiers,
+                weights=weights,
+                candidates=ids,
+                query=q.tolist(),
+                k=k,
+                exact_max=exact_max,
+            )
+            want = boosted_top(vectors, tiers, weights, q, k)
+            assert [r["id"] for r in rows] == [w[0] for w in want]
+            for row, (cid, total, best) in zip(rows, want, strict=True):
+                assert row["score"] + row["boost"] == pytest.approx(total, abs=1e-6)
+                assert row["best"] == best
+                assert row["memberOf"] == [i for i, tier in enumerate(tiers) if cid in tier]
+
+
+@pytest.mark.neo4j
+def test_rank_tiers_errors_name_the_problem(migrated_db: Driver) -> None:
+    write(migrated_db, {"a": [1.0, 0.0], "b": [0.0, 1.0]})
+    call = (
+        "MATCH (c:Chunk) WITH collect(c) AS cs "
+        "CALL guidedrag.rankTiers($tiers, $weights, cs, 'embedding', [1.0, 0.0], 2) "
+        "YIELD node RETURN node"
+    )
+    with pytest.raises(ClientError, match="2 tiers but 1 weights; give one weight per tier"):
+        migrated_db.execute_query(call.replace("$tiers", "[cs, cs]"), weights=[0.1])
+    with pytest.raises(ClientError, match="tier 0 is a String, not a list of nodes"):
+        migrated_db.execute_query(call.replace("$tiers", "['x']"), weights=[0.1])
+    with pytest.raises(ClientError, match="option exactMax must be an integer"):
+        migrated_db.execute_query(
+            call.replace("2)", "2, {exactMax: 'many'})").replace("$tiers", "[cs]"), weights=[0.1]
+        )
+    rows, _, _ = migrated_db.execute_query(call.replace("$tiers", "[cs]"), weights=[0.1])
+    assert len(rows) == 2
+
+
+@pytest.mark.neo4j
+def test_auto_ranks_in_pure_cypher_when_the_plugin_lacks_rank_tiers(
+    sample_db: Driver, settings: Settings
+) -> None:
+    """A server with a plugin jar from before guidedrag.rankTiers: auto's tiers rank in pure
+    Cypher (the fact is what SHOW PROCEDURES said; here it is set as an old jar would leave it)."""
+    from guidedrag_graph.embeddings import embedder_for
+    from guidedrag_graph.kb import read_questions, sample_kb_dir
+    from guidedrag_graph.pipeline import GuidedRAG
+
+    question = next(q for q in read_questions(sample_kb_dir()) if q.semantics.entities)
+    with GuidedRAG(settings, driver=sample_db, embedder=embedder_for(settings)) as rag:
+        assert rag.graph.rank_plugin and rag.graph.rank_tiers_plugin
+        new = rag.retrieve(question.question, semantics=question.semantics, k=3)
+        assert "guidedrag.rankTiers" in new.cypher
+        rag.graph._facts["rank_tiers_plugin"] = False
+        old = rag.retrieve(question.question, semantics=question.semantics, k=3)
+    assert "guidedrag.rank" not in old.cypher
+    assert [(c.id, c.tier) for c in old.chunks] == [(c.id, c.tier) for c in new.chunks]

@@ -1,0 +1,188 @@
+package guidedrag;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.Node;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.procedure.Context;
+import org.neo4j.procedure.Description;
+import org.neo4j.procedure.Mode;
+import org.neo4j.procedure.Name;
+import org.neo4j.procedure.Procedure;
+
+/**
+ * Graded tiers ranked in one call: the candidates of {@code steering="auto"}, each with its exact
+ * score, its best tier and the boost that tier gives (cypher/retrieve_boost_plugin.cypher).
+ *
+ * <p>Why a procedure: in Cypher the same work is a subquery per tier, a list of candidates folded
+ * with {@code reduce}, a membership test of every candidate against every tier list, and a second
+ * cosine over every candidate's stored embedding (~45 µs each: the store read). Measured on the
+ * MuSiQue questions, that machinery cost more than the tiers' graph work and the vector search
+ * together; here it is one pass over each tier with hash look-ups, scored from the float32 cache.
+ *
+ * <p>The candidates are what the Cypher query takes, so any caller ordering them by
+ * {@code score + boost DESC, id} and cutting at k gets the same rows: each tier's top {@code k} by
+ * score (ties with the k-th kept), exact when the tier holds at most {@code exactMax} nodes, else
+ * taken from {@code candidates} (U's over-fetched vector-index top); and the top {@code uK} of
+ * {@code candidates} (every chunk, unboosted). Because a tier's boost is uniform inside it, the
+ * boosted top k lies in that union whatever the weights (calibration relies on it).
+ */
+public class RankTiers {
+
+    @Context
+    public GraphDatabaseService db;
+
+    @Context
+    public Transaction tx;
+
+    /** One candidate. Public fields are the procedure's output columns. */
+    public static class TierHit {
+        public Node node;
+        public double score;
+        public double boost;
+        public Long best;
+        public List<Long> memberOf;
+
+        TierHit(Node node, double score) {
+            this.node = node;
+            this.score = score;
+            this.memberOf = new ArrayList<>(2);
+        }
+    }
+
+    @Procedure(name = "guidedrag.rankTiers", mode = Mode.READ)
+    @Description(
+            "guidedrag.rankTiers(tiers, weights, candidates, property, queryVector, k, options) :: "
+                    + "(node, score, boost, best, memberOf) - steering=auto's candidates: each tier's top k "
+                    + "by cosine (score = (1 + cos) / 2) and the top options.uK (default k) of candidates "
+                    + "(U's vector-index top), each with the index of its first (best) tier, that tier's "
+                    + "weight as boost (0.0 outside every tier) and every tier holding it. A tier of more "
+                    + "than options.exactMax nodes takes its top k from candidates. Tiers are listed "
+                    + "strongest first; order the rows by score + boost DESC, id.")
+    public Stream<TierHit> rankTiers(
+            @Name("tiers") List<Object> tiers,
+            @Name("weights") List<Double> weights,
+            @Name("candidates") List<Node> candidates,
+            @Name("property") String property,
+            @Name("queryVector") List<Double> queryVector,
+            @Name("k") long k,
+            @Name(value = "options", defaultValue = "{}") Map<String, Object> options) {
+        List<List<Node>> lists = tierLists(tiers);
+        if (weights == null || weights.size() != lists.size()) {
+            throw new IllegalArgumentException("guidedrag.rankTiers: " + lists.size() + " tiers but "
+                    + (weights == null ? "no" : String.valueOf(weights.size())) + " weights; give one weight per tier");
+        }
+        if (lists.size() > 63) {
+            throw new IllegalArgumentException("guidedrag.rankTiers: at most 63 tiers, got " + lists.size());
+        }
+        if (k <= 0) {
+            return Stream.empty();
+        }
+        Scorer scorer = Scorer.of("guidedrag.rankTiers", db, tx, property, queryVector, options);
+        if (scorer == null) {
+            return Stream.empty(); // cosine is undefined for a zero query, as in Cypher (null)
+        }
+        long exactMax = longOption(options, "exactMax", Long.MAX_VALUE);
+        long uK = longOption(options, "uK", k);
+
+        // U: every given candidate scored once; its top uK are candidates themselves.
+        Map<Long, TopK.Scored> around = new HashMap<>();
+        TopK uTop = new TopK(uK);
+        for (Node node : candidates == null ? List.<Node>of() : candidates) {
+            if (node != null && !around.containsKey(node.getId())) {
+                double score = scorer.score(node);
+                if (!Double.isNaN(score)) {
+                    around.put(node.getId(), new TopK.Scored(node, score));
+                    uTop.offer(node, score);
+                }
+            }
+        }
+        Map<Long, TierHit> hits = new LinkedHashMap<>();
+        uTop.sorted().forEach(s -> hits.putIfAbsent(s.node().getId(), new TierHit(s.node(), s.score())));
+
+        // Each tier's top k: exact over its members, or (too large) from the scored candidates.
+        for (List<Node> tier : lists) {
+            TopK top = new TopK(k);
+            boolean exact = tier.size() <= exactMax;
+            for (Node node : tier) {
+                if (node == null) {
+                    continue;
+                }
+                if (exact) {
+                    TopK.Scored seen = around.get(node.getId());
+                    top.offer(node, seen != null ? seen.score() : scorer.score(node));
+                } else {
+                    TopK.Scored seen = around.get(node.getId());
+                    if (seen != null) {
+                        top.offer(node, seen.score());
+                    }
+                }
+            }
+            top.sorted().forEach(s -> hits.putIfAbsent(s.node().getId(), new TierHit(s.node(), s.score())));
+        }
+
+        // Membership of every candidate, tier by tier (tiers hold distinct nodes; a repeat counts once).
+        for (int i = 0; i < lists.size(); i++) {
+            Long index = (long) i;
+            for (Node node : lists.get(i)) {
+                TierHit hit = node == null ? null : hits.get(node.getId());
+                if (hit != null && (hit.memberOf.isEmpty() || !hit.memberOf.get(hit.memberOf.size() - 1).equals(index))) {
+                    hit.memberOf.add(index);
+                }
+            }
+        }
+        for (TierHit hit : hits.values()) {
+            if (!hit.memberOf.isEmpty()) {
+                hit.best = hit.memberOf.get(0);
+                Double weight = weights.get(hit.best.intValue());
+                hit.boost = weight == null ? 0.0 : weight;
+            }
+        }
+        return hits.values().stream();
+    }
+
+    private static List<List<Node>> tierLists(List<Object> tiers) {
+        List<List<Node>> lists = new ArrayList<>();
+        if (tiers == null) {
+            return lists;
+        }
+        for (int i = 0; i < tiers.size(); i++) {
+            Object tier = tiers.get(i);
+            if (!(tier instanceof List<?> members)) {
+                throw new IllegalArgumentException("guidedrag.rankTiers: tier " + i + " is "
+                        + (tier == null ? "null" : "a " + tier.getClass().getSimpleName()) + ", not a list of nodes");
+            }
+            List<Node> nodes = new ArrayList<>(members.size());
+            for (Object member : members) {
+                if (member == null) {
+                    continue;
+                }
+                if (!(member instanceof Node node)) {
+                    throw new IllegalArgumentException("guidedrag.rankTiers: tier " + i + " holds a "
+                            + member.getClass().getSimpleName() + ", not a node");
+                }
+                nodes.add(node);
+            }
+            lists.add(nodes);
+        }
+        return lists;
+    }
+
+    private static long longOption(Map<String, Object> options, String name, long fallback) {
+        Object value = options == null ? null : options.get(name);
+        if (value == null) {
+            return fallback;
+        }
+        if (value instanceof Number number) {
+            return number.longValue();
+        }
+        throw new IllegalArgumentException("guidedrag.rankTiers: option " + name + " must be an integer, got "
+                + value.getClass().getSimpleName());
+    }
+}

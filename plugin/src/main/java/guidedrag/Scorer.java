@@ -1,0 +1,189 @@
+package guidedrag;
+
+import java.util.List;
+import java.util.Map;
+
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.Node;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.neo4j.storageengine.api.txstate.ReadableTransactionState;
+
+/**
+ * The score (1 + cos) / 2 of nodes against one query vector, as {@code vector.similarity.cosine}
+ * gives it, read from the {@link VectorCache} when the node's embedding is there and from the
+ * store (then cached) otherwise. One per procedure call: both procedures score through it, so
+ * they read, validate and cache embeddings the same way.
+ */
+final class Scorer {
+
+    private final String procedure;
+    private final String property;
+    private final double[] q;
+    private final double qNorm;
+    private final VectorCache cache;
+
+    private Scorer(String procedure, String property, double[] q, double qNorm, VectorCache cache) {
+        this.procedure = procedure;
+        this.property = property;
+        this.q = q;
+        this.qNorm = qNorm;
+        this.cache = cache;
+    }
+
+    /**
+     * A scorer for {@code queryVector}, or null for the zero vector (cosine is undefined there, as
+     * in Cypher, so nothing ranks). {@code options: {cache: false}} reads every embedding from
+     * the store; a transaction with uncommitted data changes never touches the cache (it must see
+     * its own writes).
+     */
+    static Scorer of(String procedure, GraphDatabaseService db, Transaction tx, String property,
+            List<Double> queryVector, Map<String, Object> options) {
+        if (queryVector == null || queryVector.isEmpty()) {
+            throw new IllegalArgumentException(procedure + ": queryVector must be a non-empty list of floats");
+        }
+        final int dim = queryVector.size();
+        final double[] q = new double[dim];
+        double qq = 0.0;
+        for (int i = 0; i < dim; i++) {
+            Double x = queryVector.get(i);
+            if (x == null) {
+                throw new IllegalArgumentException(procedure + ": queryVector holds a null at " + i);
+            }
+            q[i] = x;
+            qq += q[i] * q[i];
+        }
+        if (qq == 0.0) {
+            return null;
+        }
+        final boolean useCache = options == null || !Boolean.FALSE.equals(options.get("cache"));
+        final VectorCache cache = useCache && transactionIsClean(tx) ? VectorCache.of(db) : null;
+        return new Scorer(procedure, property, q, Math.sqrt(qq), cache);
+    }
+
+    /**
+     * Whether this transaction has uncommitted data changes: then its own writes must be seen,
+     * so the cache is neither read nor filled. Unknown (internals not reachable) counts as yes.
+     */
+    private static boolean transactionIsClean(Transaction tx) {
+        try {
+            if (tx instanceof InternalTransaction internal) {
+                ReadableTransactionState state = internal.kernelTransaction().queryContext().getTransactionStateOrNull();
+                return state == null || !state.hasDataChanges();
+            }
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
+        return false;
+    }
+
+    /**
+     * The node's score; NaN when it has no such property or a zero embedding (Cypher's cosine is
+     * null there, which a ranking drops). A property of the wrong type or length is an error.
+     */
+    double score(Node node) {
+        VectorCache.Vec cached = cache == null ? null : cache.get(property, node.getId());
+        if (cached != null) {
+            checkDim(cached.values().length, node);
+            return scoreCached(cached);
+        }
+        long readEpoch = cache == null ? 0 : cache.epoch();
+        Object value = node.getProperty(property, null);
+        if (value instanceof double[] v) {
+            double score = scoreDoubles(v, node);
+            if (cache != null) {
+                float[] f = new float[v.length];
+                for (int i = 0; i < v.length; i++) {
+                    f[i] = (float) v[i];
+                }
+                cache.put(property, node.getId(), vec(f), readEpoch);
+            }
+            return score;
+        }
+        if (value instanceof float[] f) {
+            checkDim(f.length, node);
+            VectorCache.Vec fresh = vec(f.clone());
+            if (cache != null) {
+                cache.put(property, node.getId(), fresh, readEpoch);
+            }
+            return scoreCached(fresh);
+        }
+        if (value == null) {
+            return Double.NaN;
+        }
+        throw new IllegalArgumentException(procedure + ": property `" + property + "` of node "
+                + node.getElementId() + " is a " + value.getClass().getSimpleName() + ", not a list of floats");
+    }
+
+    private static VectorCache.Vec vec(float[] f) {
+        double nn = 0;
+        for (float x : f) {
+            nn += (double) x * x;
+        }
+        return new VectorCache.Vec(f, Math.sqrt(nn));
+    }
+
+    private void checkDim(int length, Node node) {
+        if (length != q.length) {
+            throw new IllegalArgumentException(procedure + ": property `" + property + "` of node "
+                    + node.getElementId() + " has " + length + " dimensions, the query vector " + q.length);
+        }
+    }
+
+    /** Against a cached float32 vector. Four accumulators let the JIT overlap the adds. */
+    private double scoreCached(VectorCache.Vec vec) {
+        if (vec.norm() == 0.0) {
+            return Double.NaN;
+        }
+        float[] v = vec.values();
+        int dim = v.length;
+        double d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+        int i = 0;
+        for (; i + 3 < dim; i += 4) {
+            d0 += v[i] * q[i];
+            d1 += v[i + 1] * q[i + 1];
+            d2 += v[i + 2] * q[i + 2];
+            d3 += v[i + 3] * q[i + 3];
+        }
+        for (; i < dim; i++) {
+            d0 += v[i] * q[i];
+        }
+        return toScore(((d0 + d1) + (d2 + d3)) / (qNorm * vec.norm()));
+    }
+
+    private double scoreDoubles(double[] v, Node node) {
+        checkDim(v.length, node);
+        int dim = v.length;
+        double d0 = 0, d1 = 0, d2 = 0, d3 = 0, n0 = 0, n1 = 0, n2 = 0, n3 = 0;
+        int i = 0;
+        for (; i + 3 < dim; i += 4) {
+            double a = v[i], b = v[i + 1], c = v[i + 2], d = v[i + 3];
+            d0 += a * q[i];
+            d1 += b * q[i + 1];
+            d2 += c * q[i + 2];
+            d3 += d * q[i + 3];
+            n0 += a * a;
+            n1 += b * b;
+            n2 += c * c;
+            n3 += d * d;
+        }
+        for (; i < dim; i++) {
+            d0 += v[i] * q[i];
+            n0 += v[i] * v[i];
+        }
+        double nn = (n0 + n1) + (n2 + n3);
+        if (nn == 0.0) {
+            return Double.NaN;
+        }
+        return toScore(((d0 + d1) + (d2 + d3)) / (qNorm * Math.sqrt(nn)));
+    }
+
+    private static double toScore(double cos) {
+        if (cos > 1.0) {
+            cos = 1.0;
+        } else if (cos < -1.0) {
+            cos = -1.0;
+        }
+        return (1.0 + cos) / 2.0;
+    }
+}
