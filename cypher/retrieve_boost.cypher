@@ -3,9 +3,10 @@
 // exact scan of U. Because a tier's boost is uniform inside it, the top k of the boosted score
 // lies in (each tier's top k by cosine) ∪ (U's top k): so each tier is ranked exactly when it
 // holds at most $exact_max chunks (else its members are taken from U's over-fetched top
-// $wide_k, the index path), U's top $u_fetch_k comes from the vector index, and only those
-// candidates are re-scored. Tiers are listed weight-descending: the first that holds a chunk is
-// its best tier.
+// $wide_k, the index path), and U's top $u_fetch_k comes from the vector index (searched at
+// $u_fetch_k, as base RAG does, unless a tier needs the over-fetch). A tier top keeps the cosine
+// it was ranked by; U's candidates (and a large tier's, taken from them) are scored
+// here. Tiers are listed weight-descending: the first that holds a chunk is its best tier.
 // Columns: id, document_id, document_title, text, score ((1+cos)/2), cosine, in_selection (in
 // some tier), embedding, tier (name of the best tier or null), boost, tier_sizes (per tier),
 // member_of (indices of every tier holding the chunk; calibration reads it). $limit rows at most.
@@ -39,30 +40,44 @@ CALL () {
 }
 // selection:end
 WITH /*tiers*/[s0, s1] AS tiers
-CALL () {
+OPTIONAL CALL (tiers) {
+  WITH tiers WHERE all(s IN tiers WHERE size(s) <= $exact_max)
   MATCH (c:/*chunk_label*/Chunk)
-    SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector LIMIT $wide_k) SCORE AS score
-  WITH c ORDER BY score DESC, /*chunk_id*/c.id
-  RETURN collect(c) AS wide
+    SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector
+                 LIMIT $u_fetch_k) SCORE AS score
+  RETURN c, score
+  UNION ALL
+  WITH tiers WHERE any(s IN tiers WHERE size(s) > $exact_max)
+  MATCH (c:/*chunk_label*/Chunk)
+    SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector
+                 LIMIT $wide_k) SCORE AS score
+  RETURN c, score
 }
+WITH tiers, c ORDER BY score DESC, /*chunk_id*/c.id
+WITH tiers, collect(c) AS wide
 CALL (tiers, wide) {
   UNWIND range(0, size(tiers) - 1) AS i
   WITH tiers[i] AS s, wide
   CALL (s) {
     UNWIND CASE WHEN size(s) <= $exact_max THEN s ELSE [] END AS c
-    WITH c ORDER BY vector.similarity.cosine(/*chunk_embedding*/c.embedding, $query_vector) DESC, /*chunk_id*/c.id
+    WITH c, vector.similarity.cosine(/*chunk_embedding*/c.embedding, $query_vector) AS score
+    ORDER BY score DESC, /*chunk_id*/c.id
     LIMIT $fetch_k
-    RETURN collect(c) AS exact_top
+    RETURN collect({c: c, score: score}) AS exact_top
   }
   WITH CASE WHEN size(s) <= $exact_max THEN exact_top
-            ELSE [n IN wide WHERE n IN s][..$fetch_k] END AS top
+            ELSE [n IN [n IN wide WHERE n IN s][..$fetch_k] | {c: n, score: null}] END AS top
   RETURN reduce(acc = [], t IN collect(top) | acc + t) AS tier_tops
 }
 WITH tiers, [s IN tiers | size(s)] AS tier_sizes,
-     reduce(acc = [], n IN wide[..$u_fetch_k] + tier_tops |
-            CASE WHEN n IN acc THEN acc ELSE acc + n END) AS candidates
-UNWIND candidates AS c
-WITH c, tier_sizes, vector.similarity.cosine(/*chunk_embedding*/c.embedding, $query_vector) AS score,
+     reduce(acc = [], h IN tier_tops + [n IN wide[..$u_fetch_k] | {c: n, score: null}] |
+            CASE WHEN any(x IN acc WHERE x.c = h.c) THEN acc ELSE acc + h END) AS candidates
+UNWIND candidates AS h
+WITH tiers, tier_sizes, h.c AS c, h.score AS known
+WITH c, tier_sizes,
+     CASE WHEN known IS NULL
+          THEN vector.similarity.cosine(/*chunk_embedding*/c.embedding, $query_vector)
+          ELSE known END AS score,
      [i IN range(0, size(tiers) - 1) WHERE c IN tiers[i]] AS member_of
 WITH c, tier_sizes, score, member_of, head(member_of) AS best
 WITH c, tier_sizes, score, member_of, best, coalesce($tier_weights[best], 0.0) AS boost

@@ -81,7 +81,13 @@ known = [n for n in NAMES if n.strip() and n not in ("Atlantis",)]
 
 
 @pytest.mark.slow
-def test_auto_tier_scoring_equals_the_reference(fresh_db: Driver, settings: Settings) -> None:
+@pytest.mark.parametrize("rank_plugin", ["auto", "off"])
+def test_auto_tier_scoring_equals_the_reference(
+    fresh_db: Driver, settings: Settings, rank_plugin: str
+) -> None:
+    """Both ranking paths of auto against the reference: guidedrag.rankTiers (the session
+    server has the plugin) and the pure-Cypher query of servers without it."""
+    settings = settings.model_copy(update={"rank_plugin": rank_plugin})
     wipe(fresh_db)
     migrate(fresh_db, settings, PRESETS["guidedrag"])
     seen = {"ranked": 0, "abstained": 0}
@@ -135,6 +141,7 @@ def test_auto_tier_scoring_equals_the_reference(fresh_db: Driver, settings: Sett
         ranking = Retriever(GraphContext.open(settings, fresh_db)).rank_tiers(
             query, prepared.compiled, k=k
         )
+        assert ("guidedrag.rankTiers" in ranking.cypher) == (rank_plugin == "auto")
         got = [(c.id, c.score + c.boost, c.tier) for c in ranking.chunks]
         assert [g[0] for g in got] == [e[0] for e in expected], (plan.text(), got, expected)
         for (_, got_score, got_tier), (_, want_score, want_tier) in zip(got, expected, strict=True):
