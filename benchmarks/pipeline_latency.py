@@ -13,6 +13,7 @@ Question embeddings come from the on-disk cache after the first pass unless ``--
 
     python benchmarks/pipeline_latency.py --bundle out/musique            # uses NEO4J_URI etc.
     python benchmarks/pipeline_latency.py --bundle out/musique --load     # load it first
+    GUIDEDRAG_RANK_PLUGIN=off python benchmarks/pipeline_latency.py ...   # pure Cypher, no plugin
 """
 
 from __future__ import annotations
