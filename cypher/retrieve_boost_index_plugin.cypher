@@ -2,9 +2,10 @@
 // procedure): the ranking of retrieve_boost_index.cypher in one procedure call.
 // guidedrag.rankTiers scores every tier member from its float32 cache (~1 µs per chunk, where
 // Cypher's cosine costs ~45), keeps each tier's top $fetch_k and U's top $u_fetch_k, and gives
-// each candidate its best tier and boost; Cypher only orders the few candidates. U comes from the vector index at $u_fetch_k, over-fetched to $wide_k
-// only when a tier is larger than $exact_max (the plugin's cache budget): that tier's top is then
-// taken from U's over-fetched top, as in retrieve_boost_index.cypher.
+// each candidate its best tier and boost; Cypher only orders the few candidates. U comes from
+// the vector index at $u_fetch_k, over-fetched to $wide_k only when a tier is larger than
+// $exact_max (the plugin's cache budget): that tier's top is then taken from U's over-fetched
+// top, as in retrieve_boost_index.cypher.
 // Columns: id, document_id, document_title, text, score ((1+cos)/2), cosine, in_selection (in
 // some tier), embedding, tier (name of the best tier or null), boost, tier_sizes (per tier),
 // member_of (indices of every tier holding the chunk; calibration reads it). $limit rows at most.

@@ -331,11 +331,17 @@ def test_auto_ranks_in_pure_cypher_when_the_plugin_lacks_rank_tiers(
     from guidedrag_graph.pipeline import GuidedRAG
 
     question = next(q for q in read_questions(sample_kb_dir()) if q.semantics.entities)
-    with GuidedRAG(settings, driver=sample_db, embedder=embedder_for(settings)) as rag:
+    embedder = embedder_for(settings)
+    with (
+        GuidedRAG(settings, driver=sample_db, embedder=embedder) as rag,
+        GuidedRAG(settings, driver=sample_db, embedder=embedder) as old_jar,
+    ):
         assert rag.graph.rank_plugin and rag.graph.rank_tiers_plugin
         new = rag.retrieve(question.question, semantics=question.semantics, k=3)
         assert "guidedrag.rankTiers" in new.cypher
-        rag.graph._facts["rank_tiers_plugin"] = False
-        old = rag.retrieve(question.question, semantics=question.semantics, k=3)
+        # The fact as SHOW PROCEDURES would have left it, settled before the context asks.
+        assert old_jar.graph.fact("rank_tiers_plugin", lambda: False) is False
+        assert old_jar.graph.rank_plugin and not old_jar.graph.rank_tiers_plugin
+        old = old_jar.retrieve(question.question, semantics=question.semantics, k=3)
     assert "guidedrag.rank" not in old.cypher
     assert [(c.id, c.tier) for c in old.chunks] == [(c.id, c.tier) for c in new.chunks]

@@ -2,9 +2,11 @@ package guidedrag;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import org.neo4j.graphdb.GraphDatabaseService;
@@ -91,47 +93,38 @@ public class RankTiers {
         long exactMax = longOption(options, "exactMax", Long.MAX_VALUE);
         long uK = longOption(options, "uK", k);
 
-        // U: every given candidate scored once; its top uK are candidates themselves.
-        Map<Long, TopK.Scored> around = new HashMap<>();
+        // Every node is scored at most once, however many tiers (and U) hold it.
+        Map<Long, Double> scores = new HashMap<>();
+        // U: the given candidates (the vector index's top); its top uK are candidates themselves.
+        Set<Long> fromIndex = new HashSet<>();
         TopK uTop = new TopK(uK);
         for (Node node : candidates == null ? List.<Node>of() : candidates) {
-            if (node != null && !around.containsKey(node.getId())) {
-                double score = scorer.score(node);
-                if (!Double.isNaN(score)) {
-                    around.put(node.getId(), new TopK.Scored(node, score));
-                    uTop.offer(node, score);
-                }
+            if (node != null && fromIndex.add(node.getId())) {
+                uTop.offer(node, scores.computeIfAbsent(node.getId(), id -> scorer.score(node)));
             }
         }
         Map<Long, TierHit> hits = new LinkedHashMap<>();
         uTop.sorted().forEach(s -> hits.putIfAbsent(s.node().getId(), new TierHit(s.node(), s.score())));
 
-        // Each tier's top k: exact over its members, or (too large) from the scored candidates.
+        // Each tier's top k: exact over its members, or (too large) over those among U's candidates.
         for (List<Node> tier : lists) {
             TopK top = new TopK(k);
             boolean exact = tier.size() <= exactMax;
             for (Node node : tier) {
-                if (node == null) {
-                    continue;
-                }
                 if (exact) {
-                    TopK.Scored seen = around.get(node.getId());
-                    top.offer(node, seen != null ? seen.score() : scorer.score(node));
-                } else {
-                    TopK.Scored seen = around.get(node.getId());
-                    if (seen != null) {
-                        top.offer(node, seen.score());
-                    }
+                    top.offer(node, scores.computeIfAbsent(node.getId(), id -> scorer.score(node)));
+                } else if (fromIndex.contains(node.getId())) {
+                    top.offer(node, scores.get(node.getId()));
                 }
             }
             top.sorted().forEach(s -> hits.putIfAbsent(s.node().getId(), new TierHit(s.node(), s.score())));
         }
 
-        // Membership of every candidate, tier by tier (tiers hold distinct nodes; a repeat counts once).
+        // Membership of every candidate, tier by tier (a node repeated inside a tier counts once).
         for (int i = 0; i < lists.size(); i++) {
             Long index = (long) i;
             for (Node node : lists.get(i)) {
-                TierHit hit = node == null ? null : hits.get(node.getId());
+                TierHit hit = hits.get(node.getId());
                 if (hit != null && (hit.memberOf.isEmpty() || !hit.memberOf.get(hit.memberOf.size() - 1).equals(index))) {
                     hit.memberOf.add(index);
                 }
@@ -147,6 +140,7 @@ public class RankTiers {
         return hits.values().stream();
     }
 
+    /** The tiers as node lists, nulls dropped (a null member is no chunk). */
     private static List<List<Node>> tierLists(List<Object> tiers) {
         List<List<Node>> lists = new ArrayList<>();
         if (tiers == null) {
