@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.templates import identifier_problem
 from guidedrag_graph.vocabulary import Steering, Tagger
 
 DEFAULT_NEO4J_VERSION = "2026.08.1"
@@ -23,6 +24,12 @@ DEFAULT_NEO4J_PASSWORD = "guidedrag-local"
 
 def _default_cache_dir() -> Path:
     return Path.home() / ".cache" / "guidedrag"
+
+
+# Settings that become index or constraint names in Cypher text.
+_NAME_FIELDS = (
+    "vector_index_name", "entity_fulltext_index_name", "index_prefix", "entity_vector_index_name",
+)  # fmt: skip
 
 
 class Settings(BaseSettings):
@@ -154,6 +161,15 @@ class Settings(BaseSettings):
     neo4j_heap: str = "1g"
     neo4j_pagecache: str = "512m"
 
+    @field_validator(*_NAME_FIELDS, check_fields=False)
+    @classmethod
+    def _printable_name(cls, value: str) -> str:
+        """Index names and the prefix become identifiers: checked when read (issue 22)."""
+        problem = identifier_problem(value) if isinstance(value, str) else None
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
     @property
     def llm_configured(self) -> bool:
         return self.openai_api_key is not None or self.openai_base_url is not None
@@ -228,6 +244,8 @@ def _requirement(error: Any) -> str:
         return "must be a finite number (not nan or inf)"
     if kind in ("bool_parsing", "bool_type"):
         return "must be true or false"
+    if kind == "value_error":
+        return str(error.get("msg", "is not accepted")).removeprefix("Value error, ")
     if kind == "literal_error":
         return f"must be {ctx.get('expected', 'one of the documented values')}"
     return str(error.get("msg", "is not accepted"))
@@ -242,6 +260,8 @@ def describe_settings_error(exc: ValidationError) -> str:
         var = name if name.isupper() else env_name(name)
         value = error.get("input")
         shown = value if isinstance(value, (str, int, float)) else "(value)"
+        if isinstance(shown, str) and not shown.isprintable():  # the line stays one line
+            shown = repr(shown.encode("utf-8", "backslashreplace").decode())
         if isinstance(shown, str) and len(shown) > 60:
             shown = shown[:57] + "..."
         parts.append(f"{var}={shown} is invalid: {_requirement(error)}{_default_of(name)}")

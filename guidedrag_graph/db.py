@@ -28,7 +28,12 @@ from neo4j.exceptions import (
 
 from guidedrag_graph import templates
 from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, redact_uri
-from guidedrag_graph.errors import ConfigurationError, DatabaseUnavailableError, QueryTimeoutError
+from guidedrag_graph.errors import (
+    ConfigurationError,
+    DatabaseUnavailableError,
+    QueryMemoryError,
+    QueryTimeoutError,
+)
 
 # Every query we send carries a transaction timeout, so a runaway query (a huge selection, a hub
 # expansion) is stopped by the server itself, not only abandoned by the client (issue 10, D1).
@@ -52,8 +57,27 @@ def timed(query: str, driver: Driver, timeout: float | None = None) -> Query:
     return Query(query, timeout=timeout if timeout is not None else query_timeout(driver))
 
 
-def _timed_out(exc: ClientError) -> bool:
-    return "TransactionTimedOut" in (exc.code or "") or "Terminated" in (exc.code or "")
+def _timed_out(exc: Neo4jError) -> bool:
+    """The server ended the transaction at its timeout (a ClientError) or terminated it (a
+    TransientError the driver would retry: the same query would only be stopped again)."""
+    code = exc.code or ""
+    return "TransactionTimedOut" in code or "Terminated" in code
+
+
+def _out_of_memory(exc: Neo4jError) -> bool:
+    """The transaction hit ``db.memory.transaction.max`` (or the global pool): retrying the
+    same query would only hit it again."""
+    return "MemoryPoolOutOfMemoryError" in (exc.code or "")
+
+
+# The redacted URI of each driver ``connect`` made, for the "Neo4j at ... is down" line.
+_URIS: weakref.WeakKeyDictionary[Driver, str] = weakref.WeakKeyDictionary()
+
+
+def where(driver: Driver) -> str:
+    """`` at <uri>`` for a driver ``connect`` made (redacted), else empty."""
+    uri = _URIS.get(driver)
+    return f" at {uri}" if uri else ""
 
 
 # Schemes of the Bolt driver. The driver also takes http(s):// (its preview Query API client),
@@ -162,6 +186,7 @@ def connect(settings: Settings) -> Driver:
             f"with `guidedrag neo4j start` or set NEO4J_URI to a running server"
         ) from exc
     set_query_timeout(driver, settings.query_timeout)
+    _URIS[driver] = shown
     return driver
 
 
@@ -223,12 +248,7 @@ class ServerInfo:
 
 
 def server_info(driver: Driver, database: str | None = None) -> ServerInfo:
-    records, _, _ = driver.execute_query(
-        timed(templates.query("server_version"), driver),
-        database_=database,
-        routing_=RoutingControl.READ,
-    )
-    record = records[0]
+    record = read_query(driver, templates.query("server_version"), database=database)[0]
     return ServerInfo(version=str(record["version"]), edition=str(record["edition"]))
 
 
@@ -286,19 +306,36 @@ def read_query(
     The server stops it after ``timeout`` seconds (default: the driver's, see ``connect``);
     that is a ``QueryTimeoutError`` naming the setting."""
     seconds = timeout if timeout is not None else query_timeout(driver)
-    deadline = time.monotonic() + READ_RETRY_S
+    started = time.monotonic()
+    deadline = started + READ_RETRY_S
     delay = 0.1
     while True:
         try:
             return _read_once(driver, timed(query, driver, seconds), params or {}, database)
-        except ClientError as exc:
+        except Neo4jError as exc:
             if _timed_out(exc):
                 raise QueryTimeoutError(
                     f"Neo4j stopped the query after {seconds:g} s (GUIDEDRAG_QUERY_TIMEOUT): "
                     f"narrow the selection (fewer or more specific terms) or raise the timeout"
                 ) from exc
-            raise
-        except (Neo4jError, DriverError) as exc:
+            if _out_of_memory(exc):
+                raise QueryMemoryError(
+                    f"Neo4j{where(driver)} stopped the query at its per-transaction memory limit "
+                    f"(db.memory.transaction.max): narrow the selection (fewer or more specific "
+                    f"terms, a smaller top_k) or raise the limit in neo4j.conf"
+                ) from exc
+            if isinstance(exc, ClientError) or not exc.is_retryable():
+                raise
+            if time.monotonic() + delay > deadline:
+                raise
+        except (ServiceUnavailable, SessionExpired) as exc:
+            if time.monotonic() + delay > deadline:
+                raise DatabaseUnavailableError(
+                    f"Neo4j{where(driver)} is down ({exc.__class__.__name__} for "
+                    f"{time.monotonic() - started:.0f} s of retries): start it with "
+                    f"`guidedrag neo4j start` or set NEO4J_URI to a running server"
+                ) from exc
+        except DriverError as exc:
             if not exc.is_retryable() or time.monotonic() + delay > deadline:
                 raise
         time.sleep(delay)
@@ -314,7 +351,12 @@ def _read_once(
     driver: Driver, query: Query, params: dict[str, Any], database: str | None
 ) -> list[dict[str, Any]]:
     bookmarks = Bookmarks.from_raw_values(driver.execute_query_bookmark_manager.get_bookmarks())
+    # Notifications off per session, so a driver the caller made (neo4j-graphrag, LangChain)
+    # logs no warning for a property their graph lacks (our queries probe optional keys).
     with driver.session(
-        database=database, default_access_mode=READ_ACCESS, bookmarks=bookmarks
+        database=database,
+        default_access_mode=READ_ACCESS,
+        bookmarks=bookmarks,
+        notifications_min_severity="OFF",
     ) as session:
         return [record.data() for record in session.run(query, params)]

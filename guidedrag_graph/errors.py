@@ -26,6 +26,10 @@ class QueryTimeoutError(GuidedRAGError):
     """Neo4j stopped a query at the configured transaction timeout (GUIDEDRAG_QUERY_TIMEOUT)."""
 
 
+class QueryMemoryError(GuidedRAGError):
+    """Neo4j stopped a query at its per-transaction memory limit (db.memory.transaction.max)."""
+
+
 class MigrationError(GuidedRAGError):
     """A migration failed or an applied migration file was edited afterwards."""
 
@@ -36,6 +40,11 @@ class BundleError(GuidedRAGError):
 
 class SelectionError(GuidedRAGError):
     """A selection expression is malformed or refers to something unknown."""
+
+
+class SelectionCostError(SelectionError):
+    """A selection's cost, estimated from cheap counts before it runs, is over the limit
+    (GUIDEDRAG_MAX_SELECTION_COST)."""
 
 
 class SelectionSyntaxError(SelectionError):

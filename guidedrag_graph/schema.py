@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.templates import ELEMENT_ID as ELEMENT_ID  # re-exported for mappings
-from guidedrag_graph.templates import escape_identifier
+from guidedrag_graph.templates import escape_identifier, identifier_problem
 
 # An id field set to ELEMENT_ID addresses nodes by Neo4j's elementId instead of a property:
 # graphs written by KG builders (neo4j-graphrag's SimpleKGPipeline) have no id property at all.
@@ -89,6 +89,10 @@ class SchemaMapping(BaseModel):
         for name, value in self.__dict__.items():
             if isinstance(value, str) and not value.strip():
                 raise ValueError(f"{name} is empty")
+            # Checked when read, so a hostile mapping is refused before any query (issue 22).
+            problem = identifier_problem(value) if isinstance(value, str) else None
+            if problem is not None:
+                raise ValueError(f"{name} = {_shown(value)} {problem}")
             if value == ELEMENT_ID and name not in _ID_FIELDS:
                 raise ValueError(
                     f"{name} = {ELEMENT_ID!r}: only {', '.join(_ID_FIELDS)} may use elementId()"
@@ -148,6 +152,11 @@ class SchemaMapping(BaseModel):
         if self.next_chunk_type:
             types.add(self.next_chunk_type)
         return frozenset(types)
+
+
+def _shown(value: str) -> str:
+    """``value`` quoted with its invisible characters escaped, so the error line stays one line."""
+    return repr(value.encode("utf-8", "backslashreplace").decode())
 
 
 _NEO4J_GRAPHRAG = SchemaMapping(

@@ -68,7 +68,12 @@ HOSTILE = [
     "Chunk",
     "}) DETACH DELETE n //",
     "Ω\u2028\r\n",
+    "Chunk\\u0060) RETURN 'INJECTED' AS x //",  # Neo4j decodes \uXXXX in backticks (issue 22)
+    "a\\b",
+    "\\U00000060",
 ]
+# What Neo4j does to a backtick-quoted name before it uses it: \uXXXX escapes are decoded.
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 
 
 def lex_identifiers(text: str, hostile: str) -> str:
@@ -95,7 +100,7 @@ def lex_identifiers(text: str, hostile: str) -> str:
                 break
             name.append(text[j])
             j += 1
-        decoded = "".join(name)
+        decoded = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), "".join(name))
         out.append(f"`{PLACEHOLDER}`" if decoded == hostile else text[i : j + 1])
         i = j + 1
     return "".join(out)
@@ -181,7 +186,7 @@ def test_reproducers_render_as_single_identifiers() -> None:
     text = T.query("retrieve_search", SchemaMapping(), names={"vector_index": "zz\n//"})
     assert "`zz\n//`" in text
     with pytest.raises(GuidedRAGError, match="lone surrogate"):
-        T.query("selection_size", SchemaMapping(chunk_label="\udcff"))
+        T.query("selection_size", SchemaMapping.model_construct(chunk_label="\udcff"))
 
 
 def test_element_id_mapping() -> None:

@@ -25,6 +25,37 @@ from guidedrag_graph.runtime.jars import add_browser, install
 from guidedrag_graph.runtime.plugins import plugin_conf_lines
 from guidedrag_graph.runtime.versions import COMMON_JVM_FLAGS, find_java, server_line
 
+# Every IPv4 and IPv6 address: LOAD CSV (the only outbound request Cypher can make) goes nowhere.
+OUTBOUND_BLOCKLIST = "0.0.0.0/0,::/0"
+# The share of the heap one transaction may hold (db.memory.transaction.max).
+TRANSACTION_HEAP_SHARE = 4
+
+# Environment variables the server JVM never inherits: it has its password in its auth store,
+# and a process environment is readable wherever /proc/<pid>/environ is.
+_SECRET_MARKERS = ("PASSWORD", "SECRET", "API_KEY", "TOKEN", "CREDENTIAL")
+
+
+def transaction_memory_max(heap: str) -> str:
+    """``db.memory.transaction.max`` for a heap setting (``"1g"`` -> ``"256m"``): a quarter of
+    the heap, so a few runaway transactions at once still leave the server room to answer."""
+    units = {"k": 1, "m": 1024, "g": 1024**2, "t": 1024**3}
+    text = heap.strip().lower().removesuffix("b")
+    unit = text[-1:] if text[-1:] in units else ""
+    try:
+        amount = float(text[:-1] if unit else text)
+    except ValueError:
+        raise Neo4jRuntimeError(
+            f"heap size {heap!r} is not a size like 1g or 512m; set GUIDEDRAG_NEO4J_HEAP"
+        ) from None
+    kib = amount * units[unit] if unit else amount / 1024
+    return f"{max(int(kib / TRANSACTION_HEAP_SHARE / 1024), 16)}m"
+
+
+def server_env(home: Path, conf_dir: Path) -> dict[str, str]:
+    """The environment of the server JVM and the admin tool: ours without any secret."""
+    env = {k: v for k, v in os.environ.items() if not any(m in k.upper() for m in _SECRET_MARKERS)}
+    return {**env, "NEO4J_HOME": str(home), "NEO4J_CONF": str(conf_dir)}
+
 
 def java_argfile_quote(arg: str) -> str:
     """One argument for a ``java @argfile``: double-quoted, backslash and quote escaped.
@@ -161,6 +192,13 @@ class LocalNeo4j:
             f"server.directories.plugins={self.home / 'plugins'}",
             f"server.directories.import={self.home / 'import'}",
             "db.tx_log.rotation.retention_policy=2 files",
+            # Defence in depth (issue 22): no query of ours reads files or the network, so a
+            # Cypher injection that got through could not send data out with LOAD CSV ...
+            "dbms.security.allow_csv_import_from_file_urls=false",
+            f"internal.dbms.cypher_ip_blocklist={OUTBOUND_BLOCKLIST}",
+            # ... and one runaway transaction fails with a memory error instead of taking the
+            # heap (and every other session) down with it.
+            f"db.memory.transaction.max={transaction_memory_max(self.heap)}",
             *self.line.extra_conf,
             # extra jars in plugins/ (runtime/plugins.py) and APOC: one unrestricted line
             *plugin_conf_lines(self.home, APOC_PATTERNS if self.with_apoc else ()),
@@ -179,7 +217,7 @@ class LocalNeo4j:
         """
         if (self.home / "data" / "databases" / "system").exists():
             return
-        env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(conf_dir)}
+        env = server_env(self.home, conf_dir)
         args = [
             "-cp",
             f"{conf_dir}/*:{lib}/*",
@@ -230,7 +268,7 @@ class LocalNeo4j:
         lib = install(self.version, self.cache_dir)
         conf_dir = self._write_conf()
         self._set_initial_password(java, lib, conf_dir)
-        env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(conf_dir)}
+        env = server_env(self.home, conf_dir)
         proc = subprocess.run(
             [
                 str(java),
@@ -320,7 +358,7 @@ class LocalNeo4j:
             f"--config-dir={conf_dir}",
             "--console-mode",
         ]
-        env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(conf_dir)}
+        env = server_env(self.home, conf_dir)
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         with self.log_file.open("ab") as log:
             proc = subprocess.Popen(
