@@ -104,7 +104,16 @@ class Settings(BaseSettings):
     )
 
     # --- Selection and retrieval ---
-    top_k: int = Field(5, ge=1)
+    top_k: int = Field(5, ge=1, le=100_000)
+    max_top_k: int = Field(
+        1_000, ge=1, le=100_000, description="largest k a retrieve() may ask for (issue 22)"
+    )
+    max_question: int = Field(
+        4_096,
+        ge=1,
+        le=1_000_000,
+        description="longest question (characters) retrieve()/ask() embed; longer is refused",
+    )
     similarity_threshold: float | None = Field(None, ge=-1.0, le=1.0)
     hop_cap: int = Field(10_000, ge=1)
     mmr_lambda: float = Field(0.5, ge=0.0, le=1.0)
@@ -141,6 +150,13 @@ class Settings(BaseSettings):
     )
     max_list: int = Field(1_000, ge=1, le=100_000, description="longest list in a selection")
     max_hop_depth: int = Field(5, ge=1, le=10, description="deepest hop(), khop(), near()")
+    max_selection_cost: int = Field(
+        2_000_000,
+        ge=1,
+        le=10**12,
+        description="largest estimated cost (relationships expanded, from degree counts) of one "
+        "selection; a costlier one is refused before it runs",
+    )
     resolution_cache_s: float = Field(
         60.0,
         ge=0,
@@ -197,7 +213,8 @@ _URI_FIELDS = frozenset({"neo4j_uri", "openai_base_url"})
 
 
 def redact_uri(uri: str) -> str:
-    """``uri`` without its userinfo (``bolt://user:pw@host`` -> ``bolt://****@host``).
+    """``uri`` without its userinfo (``bolt://user:pw@host`` -> ``bolt://****@host``) or query
+    string (``?password=...`` -> ``?****``).
 
     Used for every URI the library prints, in settings output and in error messages alike.
     A string that does not parse as a URI is returned with anything up to an ``@`` masked.
@@ -205,11 +222,13 @@ def redact_uri(uri: str) -> str:
     try:
         parts = urlsplit(uri)
     except ValueError:
-        return "****@" + uri.rsplit("@", 1)[1] if "@" in uri else uri
-    if "@" not in parts.netloc:
-        return uri
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit(parts._replace(netloc="****@" + host))
+        shown = "****@" + uri.rsplit("@", 1)[1] if "@" in uri else uri
+        return shown.split("?", 1)[0] + ("?****" if "?" in shown else "")
+    if parts.query or parts.fragment:  # ?password=... is as secret as user:password@
+        parts = parts._replace(query="****" if parts.query else "", fragment="")
+    if "@" in parts.netloc:
+        parts = parts._replace(netloc="****@" + parts.netloc.rsplit("@", 1)[1])
+    return urlunsplit(parts)
 
 
 def env_name(field: str) -> str:

@@ -7,9 +7,15 @@ A bad value is a ``ConfigurationError`` naming the argument and the fix, never a
 from __future__ import annotations
 
 import math
+import time
+import weakref
 
+import numpy as np
+from neo4j import Driver
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from guidedrag_graph.config import Settings
+from guidedrag_graph.embeddings import vector_index_dimensions
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.vocabulary import PATHS, RANKERS, STEERINGS, Path, Ranker, Steering, one_of
 
@@ -61,3 +67,95 @@ class RetrieveArgs(BaseModel):
                 f"invalid retrieve() argument ({problems}); use k >= 1, threshold in [-1, 1], "
                 f"steering {one_of(STEERINGS)}, ranker {one_of(RANKERS)}, path {one_of(PATHS)}"
             ) from None
+
+
+# --- bounded inputs (issue 22, item 5) ----------------------------------------------------------
+# Checked before anything is embedded or sent: a 5 MB question costs a len(), not minutes of CPU.
+
+
+def check_question(question: object, settings: Settings) -> str:
+    """``question`` if it is text no longer than ``GUIDEDRAG_MAX_QUESTION`` characters."""
+    if not isinstance(question, str):
+        raise ConfigurationError(
+            f"question must be text, not {type(question).__name__}: pass a str"
+        )
+    if len(question) > settings.max_question:
+        raise ConfigurationError(
+            f"question is {len(question):,} characters, over GUIDEDRAG_MAX_QUESTION="
+            f"{settings.max_question:,}: shorten it (put long context in the KB, not the question) "
+            f"or raise the setting"
+        )
+    return question
+
+
+def check_k(k: int | None, settings: Settings) -> None:
+    """``k`` at most ``GUIDEDRAG_MAX_TOP_K`` (the lower bound is RetrieveArgs')."""
+    if isinstance(k, int) and not isinstance(k, bool) and k > settings.max_top_k:
+        raise ConfigurationError(
+            f"invalid retrieve() argument k={k}: over GUIDEDRAG_MAX_TOP_K={settings.max_top_k:,}; "
+            f"ask for fewer chunks or raise the setting"
+        )
+
+
+def check_query_vector(vector: object, dimensions: int | None) -> np.ndarray | None:
+    """``vector`` as a float32 array if it is a flat, finite, non-zero list of numbers of the
+    index's ``dimensions`` (when known); ``None`` passes (the question is embedded)."""
+    if vector is None:
+        return None
+    fix = "pass the question's embedding as a flat list of floats"
+    if isinstance(vector, (str, bytes)):
+        raise ConfigurationError(f"query_vector is text, not numbers: {fix}")
+    try:
+        array = np.asarray(vector)
+    except (TypeError, ValueError):  # ragged nesting
+        array = np.asarray([], dtype=object)
+    if array.dtype.kind not in "fiu":  # None, text, objects, ragged lists: not numbers
+        raise ConfigurationError(f"query_vector holds something that is not a number: {fix}")
+    array = array.astype(np.float64)
+    if array.ndim != 1 or array.size == 0:
+        raise ConfigurationError(f"query_vector has shape {array.shape}, not a flat vector: {fix}")
+    if not np.all(np.isfinite(array)):
+        raise ConfigurationError(f"query_vector holds NaN or infinity: {fix}")
+    if not np.any(array):
+        raise ConfigurationError(f"query_vector is all zeros (no direction to rank by): {fix}")
+    if dimensions is not None and array.size != dimensions:
+        raise ConfigurationError(
+            f"query_vector has {array.size} dimensions but the vector index holds {dimensions}-d "
+            f"vectors: embed the question with the model that embedded the chunks"
+        )
+    return array.astype(np.float32)
+
+
+# (index name) -> (expires, dimensions), per driver: SHOW INDEXES once a minute, not per question.
+_DIMENSIONS: weakref.WeakKeyDictionary[Driver, dict[str, tuple[float, int | None]]] = (
+    weakref.WeakKeyDictionary()
+)
+_DIMENSIONS_TTL_S = 60.0
+
+
+def index_dimensions(driver: Driver, settings: Settings) -> int | None:
+    """The chunk vector index's dimensions (None: no such index), kept a minute per driver."""
+    kept = _DIMENSIONS.setdefault(driver, {}).get(settings.vector_index_name)
+    if kept is not None and kept[0] > time.monotonic():
+        return kept[1]
+    dimensions = vector_index_dimensions(driver, settings)
+    _DIMENSIONS[driver][settings.vector_index_name] = (
+        time.monotonic() + _DIMENSIONS_TTL_S,
+        dimensions,
+    )
+    return dimensions
+
+
+def check_inputs(
+    question: object,
+    *,
+    k: int | None,
+    query_vector: object,
+    settings: Settings,
+    driver: Driver,
+) -> None:
+    """Every bound of ``retrieve()``'s free-form inputs, each a one-line ConfigurationError."""
+    check_question(question, settings)
+    check_k(k, settings)
+    if query_vector is not None:
+        check_query_vector(query_vector, index_dimensions(driver, settings))

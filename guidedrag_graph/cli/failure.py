@@ -21,9 +21,13 @@ BUG = 1
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@'\"]+@")
 
 
+_QUERY = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s?'\"]*)\?[^\s'\"]*")
+
+
 def redact(text: str) -> str:
-    """``text`` with the userinfo of every URI in it masked (driver messages echo the URI)."""
-    return _USERINFO.sub(r"\1****@", text)
+    """``text`` with the userinfo and query string of every URI in it masked (driver messages
+    echo the URI; ``?password=...`` is as secret as ``user:password@``)."""
+    return _QUERY.sub(r"\1?****", _USERINFO.sub(r"\1****@", text))
 
 
 def one_line(text: str) -> str:

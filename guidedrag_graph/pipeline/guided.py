@@ -31,7 +31,7 @@ from guidedrag_graph.generation import Generator
 from guidedrag_graph.pipeline.results import Answer, RetrievalResult
 from guidedrag_graph.planning import PAPER_GUIDED, plan_selection
 from guidedrag_graph.retrieval import AllChunks, CompiledSelectionLike, Ranking, Retriever
-from guidedrag_graph.retrieve_args import RetrieveArgs
+from guidedrag_graph.retrieve_args import RetrieveArgs, check_inputs
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import (
     Boost,
@@ -173,6 +173,9 @@ class GuidedRAG:
         """
         args = RetrieveArgs.check(
             k=k, ranker=ranker, steering=steering, path=path, threshold=threshold
+        )
+        check_inputs(
+            question, k=k, query_vector=query_vector, settings=self.settings, driver=self.driver
         )
         decision = self.policy.decide(semantics)
         asked = _Question(

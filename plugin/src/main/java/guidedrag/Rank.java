@@ -12,6 +12,7 @@ import org.neo4j.procedure.Description;
 import org.neo4j.procedure.Mode;
 import org.neo4j.procedure.Name;
 import org.neo4j.procedure.Procedure;
+import org.neo4j.procedure.TerminationGuard;
 
 /**
  * Exact cosine ranking of a list of nodes, for GuidedRAG's "rank inside a selection".
@@ -36,6 +37,10 @@ public class Rank {
 
     @Context
     public Transaction tx;
+
+    /** Ends the loop when the transaction is terminated or times out (issue 22). */
+    @Context
+    public TerminationGuard guard;
 
     /** What {@code guidedrag.cacheInfo()} yields. */
     public static class CacheInfo {
@@ -90,7 +95,11 @@ public class Rank {
             return Stream.empty(); // cosine is undefined for a zero query, as in Cypher (null)
         }
         TopK top = new TopK(Math.min(k, nodes.size()));
+        int seen = 0;
         for (Node node : nodes) {
+            if ((++seen & Scorer.GUARD_EVERY) == 0) {
+                guard.check();
+            }
             if (node != null) {
                 top.offer(node, scorer.score(node));
             }

@@ -17,6 +17,7 @@ import org.neo4j.procedure.Description;
 import org.neo4j.procedure.Mode;
 import org.neo4j.procedure.Name;
 import org.neo4j.procedure.Procedure;
+import org.neo4j.procedure.TerminationGuard;
 
 /**
  * Graded tiers ranked in one call: the candidates of {@code steering="auto"}, each with its exact
@@ -42,6 +43,10 @@ public class RankTiers {
 
     @Context
     public Transaction tx;
+
+    /** Ends the loops when the transaction is terminated or times out (issue 22). */
+    @Context
+    public TerminationGuard guard;
 
     /** One candidate. Public fields are the procedure's output columns. */
     public static class TierHit {
@@ -83,6 +88,13 @@ public class RankTiers {
         if (lists.size() > 63) {
             throw new IllegalArgumentException("guidedrag.rankTiers: at most 63 tiers, got " + lists.size());
         }
+        for (int i = 0; i < weights.size(); i++) {
+            Double weight = weights.get(i);
+            if (weight == null || !Double.isFinite(weight) || weight < 0.0) {
+                throw new IllegalArgumentException("guidedrag.rankTiers: weight " + i + " is " + weight
+                        + "; every weight must be a finite number >= 0");
+            }
+        }
         if (k <= 0) {
             return Stream.empty();
         }
@@ -92,6 +104,11 @@ public class RankTiers {
         }
         long exactMax = longOption(options, "exactMax", Long.MAX_VALUE);
         long uK = longOption(options, "uK", k);
+        if (exactMax < 0 || uK < 0) {
+            throw new IllegalArgumentException("guidedrag.rankTiers: options exactMax and uK must be >= 0, got "
+                    + exactMax + " and " + uK);
+        }
+        int[] seen = {0};
 
         // Every node is scored at most once, however many tiers (and U) hold it.
         Map<Long, Double> scores = new HashMap<>();
@@ -99,6 +116,7 @@ public class RankTiers {
         Set<Long> fromIndex = new HashSet<>();
         TopK uTop = new TopK(uK);
         for (Node node : candidates == null ? List.<Node>of() : candidates) {
+            tick(seen);
             if (node != null && fromIndex.add(node.getId())) {
                 uTop.offer(node, scores.computeIfAbsent(node.getId(), id -> scorer.score(node)));
             }
@@ -111,6 +129,7 @@ public class RankTiers {
             TopK top = new TopK(k);
             boolean exact = tier.size() <= exactMax;
             for (Node node : tier) {
+                tick(seen);
                 if (exact) {
                     top.offer(node, scores.computeIfAbsent(node.getId(), id -> scorer.score(node)));
                 } else if (fromIndex.contains(node.getId())) {
@@ -124,6 +143,7 @@ public class RankTiers {
         for (int i = 0; i < lists.size(); i++) {
             Long index = (long) i;
             for (Node node : lists.get(i)) {
+                tick(seen);
                 TierHit hit = hits.get(node.getId());
                 if (hit != null && (hit.memberOf.isEmpty() || !hit.memberOf.get(hit.memberOf.size() - 1).equals(index))) {
                     hit.memberOf.add(index);
@@ -133,11 +153,17 @@ public class RankTiers {
         for (TierHit hit : hits.values()) {
             if (!hit.memberOf.isEmpty()) {
                 hit.best = hit.memberOf.get(0);
-                Double weight = weights.get(hit.best.intValue());
-                hit.boost = weight == null ? 0.0 : weight;
+                hit.boost = weights.get(hit.best.intValue());
             }
         }
         return hits.values().stream();
+    }
+
+    /** Counts one step of a loop and checks the TerminationGuard every 1024 of them. */
+    private void tick(int[] seen) {
+        if ((++seen[0] & Scorer.GUARD_EVERY) == 0) {
+            guard.check();
+        }
     }
 
     /** The tiers as node lists, nulls dropped (a null member is no chunk). */

@@ -17,6 +17,9 @@ import org.neo4j.storageengine.api.txstate.ReadableTransactionState;
  */
 final class Scorer {
 
+    /** Loops check the TerminationGuard when (count & GUARD_EVERY) == 0: every 1024 nodes. */
+    static final int GUARD_EVERY = 1023;
+
     private final String procedure;
     private final String property;
     private final double[] q;
@@ -49,6 +52,11 @@ final class Scorer {
             Double x = queryVector.get(i);
             if (x == null) {
                 throw new IllegalArgumentException(procedure + ": queryVector holds a null at " + i);
+            }
+            if (!Double.isFinite(x)) {
+                // Cypher's cosine raises on NaN; a silent empty ranking would read as "no match"
+                throw new IllegalArgumentException(procedure + ": queryVector holds " + x + " at " + i
+                        + "; pass finite floats");
             }
             q[i] = x;
             qq += q[i] * q[i];
@@ -85,7 +93,7 @@ final class Scorer {
         VectorCache.Vec cached = cache == null ? null : cache.get(property, node.getId());
         if (cached != null) {
             checkDim(cached.values().length, node);
-            return scoreCached(cached);
+            return scoreCached(cached, node);
         }
         long readEpoch = cache == null ? 0 : cache.epoch();
         Object value = node.getProperty(property, null);
@@ -103,10 +111,11 @@ final class Scorer {
         if (value instanceof float[] f) {
             checkDim(f.length, node);
             VectorCache.Vec fresh = vec(f.clone());
+            double score = scoreCached(fresh, node);
             if (cache != null) {
                 cache.put(property, node.getId(), fresh, readEpoch);
             }
-            return scoreCached(fresh);
+            return score;
         }
         if (value == null) {
             return Double.NaN;
@@ -123,6 +132,11 @@ final class Scorer {
         return new VectorCache.Vec(f, Math.sqrt(nn));
     }
 
+    private void notFinite(Node node) {
+        throw new IllegalArgumentException(procedure + ": property `" + property + "` of node "
+                + node.getElementId() + " holds NaN or infinity; re-embed that node");
+    }
+
     private void checkDim(int length, Node node) {
         if (length != q.length) {
             throw new IllegalArgumentException(procedure + ": property `" + property + "` of node "
@@ -131,7 +145,10 @@ final class Scorer {
     }
 
     /** Against a cached float32 vector. Four accumulators let the JIT overlap the adds. */
-    private double scoreCached(VectorCache.Vec vec) {
+    private double scoreCached(VectorCache.Vec vec, Node node) {
+        if (!Double.isFinite(vec.norm())) {
+            notFinite(node);
+        }
         if (vec.norm() == 0.0) {
             return Double.NaN;
         }
@@ -172,6 +189,9 @@ final class Scorer {
             n0 += v[i] * v[i];
         }
         double nn = (n0 + n1) + (n2 + n3);
+        if (!Double.isFinite(nn)) {
+            notFinite(node);
+        }
         if (nn == 0.0) {
             return Double.NaN;
         }
