@@ -48,7 +48,8 @@ CALL (tiers) {
   CALL db.index.vector.queryNodes($index_name,
     CASE WHEN all(s IN tiers WHERE size(s) <= $exact_max) THEN $u_fetch_k ELSE $wide_k END,
     $query_vector) YIELD node
-  RETURN [n IN collect(node) WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
+  WITH collect(node) AS found
+  RETURN [n IN found WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
 }
 CALL (tiers, wide) {
   UNWIND range(0, size(tiers) - 1) AS i

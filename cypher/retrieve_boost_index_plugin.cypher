@@ -47,7 +47,8 @@ CALL (tiers) {
   CALL db.index.vector.queryNodes($index_name,
     CASE WHEN all(s IN tiers WHERE size(s) <= $exact_max) THEN $u_fetch_k ELSE $wide_k END,
     $query_vector) YIELD node
-  RETURN [n IN collect(node) WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
+  WITH collect(node) AS found
+  RETURN [n IN found WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
 }
 CALL guidedrag.rankTiers(tiers, $tier_weights, wide, $embedding_property, $query_vector, $fetch_k,
                          {exactMax: $exact_max, uK: $u_fetch_k})

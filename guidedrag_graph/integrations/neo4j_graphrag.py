@@ -205,13 +205,15 @@ class GuidedRetriever(Retriever):
                     "relations": tuple(base.relations) + tuple(relations or ()),
                 }
             )
-        if (
-            semantics is not None
-            and semantics.relations
-            and "relational" not in semantics.model_fields_set
-        ):
-            semantics = semantics.model_copy(update={"relational": True})
-        return semantics
+        if semantics is None:
+            return None
+        fields = semantics.model_fields_set
+        update: dict[str, Any] = {}
+        if semantics.relations and "relational" not in fields:
+            update["relational"] = True
+        if len(semantics.entities) > 1 and "complexity" not in fields:
+            update["complexity"] = 2  # as the CLI's --entity a --entity b
+        return semantics.model_copy(update=update) if update else semantics
 
     def default_record_formatter(self, record: neo4j.Record) -> RetrieverResultItem:
         """Context as ``[chunk-id] (document: title) text`` so the LLM can cite chunk ids."""

@@ -423,7 +423,7 @@ class GuidedRAG:
         configured, ``text`` is None and ``reason`` says so; the prompt is still built so
         callers can show it."""
         retrieval = self.retrieve(question, selection, **options)
-        semantics = options.get("semantics")
+        semantics = retrieval.semantics  # as stated, or with the entities auto linked
         if retrieval.empty is not None:
             return Answer.abstention(retrieval, retrieval.empty.message)
         if not retrieval.chunks and retrieval.steering in ("hard", "auto"):
