@@ -262,3 +262,22 @@ def test_relations_are_honoured_without_relational_flag(
         steering="hard",
     )
     assert sorted(ids(explicit)) == ["ada-1", "ada-2"]
+
+
+def test_every_stated_entity_is_kept_and_auto_is_said(
+    tiny_kb: Driver, settings: Settings, embedder: Embedder
+) -> None:
+    rag = GuidedRAG(settings, driver=tiny_kb, embedder=embedder)
+    retriever = GuidedRetriever(tiny_kb, settings, rag=rag)
+    found = retriever.search(
+        query_text="Who was the father of Ada Lovelace?", entities=["Ada Lovelace", "Lord Byron"]
+    )
+    assert found.metadata is not None and found.metadata["steering"] == "auto"
+    assert "'Ada Lovelace'" in found.metadata["selection"]
+    assert "'Lord Byron'" in found.metadata["selection"]  # the second entity is not dropped
+    expected = rag.retrieve(
+        "Who was the father of Ada Lovelace?",
+        semantics=Semantics(entities=("Ada Lovelace", "Lord Byron"), complexity=2),
+    )
+    assert ids(found) == [c.id for c in expected.chunks]
+    assert found.metadata["tier_sizes"] == expected.tier_sizes

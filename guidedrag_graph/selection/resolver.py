@@ -179,7 +179,7 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[^0-9A-Za-z]+")
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     """A word without its plural or verb ending: ORBITS, ORBITED, ORBITING -> ORBIT."""
     for ending, keep in (("IES", "Y"), ("ING", ""), ("ED", ""), ("ES", ""), ("S", "")):
         if word.endswith(ending) and len(word) - len(ending) >= 3 and not word.endswith("SS"):
@@ -191,7 +191,7 @@ def type_key(name: str) -> tuple[str, ...]:
     """A relation type's normalised name: words, upper case, stemmed (``orbit``, ``Orbits``,
     ``ORBITED`` and ``orbits`` all read ``("ORBIT",)``)."""
     words = _SEPARATORS.split(_CAMEL.sub("_", name).upper().replace("_", " "))
-    return tuple(_stem(w) for w in words if w)
+    return tuple(stem(w) for w in words if w)
 
 
 def rank_similar(
