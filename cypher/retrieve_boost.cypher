@@ -10,6 +10,8 @@
 // Columns: id, document_id, document_title, text, score ((1+cos)/2), cosine, in_selection (in
 // some tier), embedding, tier (name of the best tier or null), boost, tier_sizes (per tier),
 // member_of (indices of every tier holding the chunk; calibration reads it). $limit rows at most.
+// $universe: -1, or the index of the tier that is the universe (filters: every candidate is
+// in it, so U's candidates outside it are dropped; retrieval/filters.py).
 // Replace $query_vector with a real query embedding (e.g. from `guidedrag retrieve --json`).
 :param sel_0_ids => ['euro'];
 :param sel_1_ids => ['euro'];
@@ -23,6 +25,7 @@
 :param tier_names => ['E', 'N'];
 :param limit => 5;
 :param with_embedding => false;
+:param universe => -1;
 CYPHER 25
 // selection:begin
 CALL () {
@@ -54,7 +57,7 @@ OPTIONAL CALL (tiers) {
   RETURN c, score
 }
 WITH tiers, c ORDER BY score DESC, /*chunk_id*/c.id
-WITH tiers, collect(c) AS wide
+WITH tiers, [n IN collect(c) WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
 CALL (tiers, wide) {
   UNWIND range(0, size(tiers) - 1) AS i
   WITH tiers[i] AS s, wide

@@ -8,6 +8,8 @@
 // Columns: id, document_id, document_title, text, score ((1+cos)/2), cosine, in_selection (in
 // some tier), embedding, tier (name of the best tier or null), boost, tier_sizes (per tier),
 // member_of (indices of every tier holding the chunk; calibration reads it). $limit rows at most.
+// $universe: -1, or the index of the tier that is the universe (filters: every candidate is
+// in it, so U's candidates outside it are dropped; retrieval/filters.py).
 // Replace $query_vector with a real query embedding (e.g. from `guidedrag retrieve --json`).
 :param sel_0_ids => ['euro'];
 :param sel_1_ids => ['euro'];
@@ -21,6 +23,7 @@
 :param tier_names => ['E', 'N'];
 :param limit => 5;
 :param with_embedding => false;
+:param universe => -1;
 :param embedding_property => 'embedding';
 CYPHER 25
 // selection:begin
@@ -50,7 +53,7 @@ OPTIONAL CALL (tiers) {
     SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector LIMIT $wide_k)
   RETURN c
 }
-WITH tiers, collect(c) AS wide
+WITH tiers, [n IN collect(c) WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
 CALL guidedrag.rankTiers(tiers, $tier_weights, wide, $embedding_property, $query_vector, $fetch_k,
                          {exactMax: $exact_max, uK: $u_fetch_k})
   YIELD node, score, boost, best, memberOf

@@ -136,6 +136,11 @@ class Settings(BaseSettings):
     )
     entity_vector_index_name: str = "entity_name_embedding"
     tagger: Tagger = "linker"
+    link: bool = Field(
+        True,
+        description="auto: link the entities a question names when the caller states none "
+        "(GUIDEDRAG_LINK=off turns it off)",
+    )
     tagger_min_cosine: float = Field(
         0.80, ge=-1.0, le=1.0, description="embedding/hybrid taggers: least name cosine kept"
     )

@@ -87,6 +87,8 @@ class Approach:
     neighbourhood: bool = False  # widen the selection by near(E) for each of its entities
     description: str = ""
     calibrated: bool = False  # auto: tier boosts fitted on the other folds (cross-validated)
+    # a door or a peer (evaluation/peers.py): question, retriever, nggr-vector, nggr-hybrid, ppr
+    runner: str = ""
 
     @property
     def guided(self) -> bool:
@@ -95,7 +97,12 @@ class Approach:
 
     @property
     def from_paper(self) -> bool:
-        return not self.relaxed and not self.neighbourhood and self.steering == "hard"
+        return (
+            not self.relaxed
+            and not self.neighbourhood
+            and self.steering == "hard"
+            and not self.runner
+        )
 
 
 # The paper's GuidedRAG mapping (GraphRAG* column): what ``steering="hard"`` runs by default.

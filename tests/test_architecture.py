@@ -37,6 +37,7 @@ LAYERS: dict[str, int] = {
     "tiers": 2,
     "steering": 2,
     "boosting": 2,
+    "linking": 2,  # semantics from the question (auto links a bare question's entities)
     # 3 retrieval: ranking inside Neo4j
     "retrieval": 3,
     # 4 augmentation, 5 generation, 6 the pipeline that runs them
@@ -47,7 +48,6 @@ LAYERS: dict[str, int] = {
     "migrate": 7,
     "runtime": 7,
     "kb": 7,
-    "linking": 7,
     "tagging": 7,
     # 8 tools built on the pipeline, 9 the CLI on top of everything
     "calibration": 8,

@@ -1,6 +1,7 @@
 """Neo4j Browser out of the box: headless Chromium opens the managed server's /browser/, connects,
 runs a pasted ``guidedrag cypher`` script (multi-statement: ``:param`` lines + the query) and shows
-the ids ``guidedrag select`` prints.
+the ids ``guidedrag select`` prints, and the default's ranking (``cypher --question``) shows the
+ids ``guidedrag retrieve`` prints.
 
 Browser (the ``org.neo4j.client:neo4j-browser`` jar that ``guidedrag neo4j install`` puts into the
 server's plugins/) is a React app; the waits below are explicit and generous because a shared
@@ -310,6 +311,21 @@ def test_browser_runs_the_cypher_script_and_shows_selects_ids(
         expected = rag.retrieve(QUESTION, EXPRESSION, k=2, path="exact", steering="hard")
     assert [row["id"] for row in ranked] == [c.id for c in expected.chunks]
     assert all(row["embedding"] is None for row in ranked)  # no raw vectors in the table
+
+    # The default (auto) replayed: `cypher --question` with stated entities, and with none (the
+    # linked ones), runs as-is in Browser and shows `guidedrag retrieve`'s ids.
+    for flags in (["--entity", "Ada Lovelace"], []):
+        retrieved = cli_runner.invoke(cli, ["retrieve", QUESTION, *flags, "-k", "3", "--json"])
+        assert retrieved.exit_code == 0, retrieved.output
+        retrieve_ids = [c["id"] for c in json.loads(retrieved.output)["chunks"]]
+        auto_script = cli_runner.invoke(cli, ["cypher", "--question", QUESTION, *flags, "-k", "3"])
+        assert auto_script.exit_code == 0, auto_script.output
+        assert "// steering: auto" in auto_script.output
+        count, query = statements_of(auto_script.output)
+        run_multi_statement(chrome, auto_script.output, count)
+        paste_and_run(chrome, query)
+        auto_rows = table_of_newest_frame(chrome, query.splitlines()[0])
+        assert [row["id"] for row in auto_rows] == retrieve_ids
     print(
         f"\nBrowser: connected in {connected - started:.1f}s, both scripts shown after "
         f"{time.monotonic() - started:.1f}s (load {os.getloadavg()[0]:.2f})"

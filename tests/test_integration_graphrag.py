@@ -26,6 +26,7 @@ from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.integrations.neo4j_graphrag import GuidedEmbedder, GuidedRetriever
 from guidedrag_graph.pipeline import GuidedRAG
+from guidedrag_graph.semantics import Semantics
 from tests.llm_server import LLMServer, llm_server
 from tests.probes import CountingEmbedder
 
@@ -133,7 +134,7 @@ def test_result_formatter_is_used_by_graphrag(
     assert "[ada-1]" in result.answer
 
 
-def test_filters_are_an_extra_selection_term(
+def test_filters_restrict_the_candidates_under_auto_and_hard(
     tiny_kb: Driver,
     settings: Settings,
     llm: LLMServer,
@@ -141,24 +142,39 @@ def test_filters_are_an_extra_selection_term(
 ) -> None:
     rag = GuidedRAG(settings, driver=tiny_kb, embedder=embedder)
     retriever = GuidedRetriever(tiny_kb, settings, rag=rag)
+    filters = {"id": {"$in": ["ada-2", "babbage-1"]}}
     result = graphrag(retriever, llm).search(
         QUESTION,
         retriever_config={
             "semantics": {"entities": ["Ada Lovelace"]},
-            "filters": {"id": {"$in": ["ada-2", "babbage-1"]}},
+            "filters": filters,
             "top_k": 5,
         },
         return_context=True,
     )
     assert result.retriever_result is not None
-    assert ids(result.retriever_result) == ["ada-2"]  # entity('Ada Lovelace') & chunks(...)
+    # auto ranks the chunks that pass (U), the entity's tiers inside them boosted first
+    assert ids(result.retriever_result) == ["ada-2", "babbage-1"]
     meta = result.retriever_result.metadata
     assert meta is not None and meta["filters_matched"] == 2
-    assert meta["steering"] == "hard"
-    assert "chunks('ada-2', 'babbage-1')" in meta["selection"]
+    assert meta["steering"] == "auto" and meta["tier_sizes"]["U"] == 2
+    # near('Ada Lovelace') holds both (babbage-1 mentions the Analytical Engine), and nothing
+    # outside the filter: every tier is narrowed to U
+    assert meta["tier_sizes"]["N"] == 2
     assert "[ada-2]" in llm.prompt_text() and "[ada-1]" not in llm.prompt_text()
+    same = rag.retrieve(
+        QUESTION, semantics=Semantics(entities=("Ada Lovelace",)), filters=filters, k=5
+    )
+    assert [c.id for c in same.chunks] == ids(result.retriever_result)
 
-    # Without semantics the filter alone is the selection; $or and equality compile as in
+    # hard: the paper's selection, narrowed by the filter inside the query
+    hard = retriever.search(
+        query_text=QUESTION, entities=["Ada Lovelace"], filters=filters, steering="hard"
+    )
+    assert ids(hard) == ["ada-2"]
+    assert hard.metadata is not None and hard.metadata["steering"] == "hard"
+
+    # Without semantics the filter alone is the universe; $or and $like compile as in
     # neo4j-graphrag, values stay parameters.
     only = retriever.search(
         query_text="Which city is the capital of France?",
@@ -223,13 +239,45 @@ def test_relations_are_honoured_without_relational_flag(
         return_context=True,
     )
     assert related.retriever_result is not None and related.retriever_result.metadata
-    assert "hop('Ada Lovelace', ['BORN_IN'])" in related.retriever_result.metadata["selection"]
-    assert ids(related.retriever_result) == ["ada-1"]
-    # The top-level shorthand does the same; an explicit relational=False still wins.
+    meta = related.retriever_result.metadata
+    assert "hop('Ada Lovelace', ['BORN_IN'])" in meta["selection"]  # auto's A_rel tier
+    assert meta["steering"] == "auto" and "A_rel" in meta["tier_sizes"]
+    expected = rag.retrieve(
+        QUESTION,
+        semantics=Semantics(entities=("Ada Lovelace",), relations=("born in",), relational=True),
+    )
+    assert ids(related.retriever_result) == [c.id for c in expected.chunks]
+    assert ids(related.retriever_result)[0] == "ada-1"
+    # The top-level shorthand does the same; hard runs the paper's mapping (the hop only), and
+    # an explicit relational=False still wins there.
     short = retriever.search(query_text=QUESTION, entities=["Ada Lovelace"], relations=["born in"])
-    assert ids(short) == ["ada-1"]
+    assert ids(short) == ids(related.retriever_result)
+    hard = retriever.search(
+        query_text=QUESTION, entities=["Ada Lovelace"], relations=["born in"], steering="hard"
+    )
+    assert ids(hard) == ["ada-1"]
     explicit = retriever.search(
         query_text=QUESTION,
         semantics={"entities": ["Ada Lovelace"], "relations": ["born in"], "relational": False},
+        steering="hard",
     )
     assert sorted(ids(explicit)) == ["ada-1", "ada-2"]
+
+
+def test_every_stated_entity_is_kept_and_auto_is_said(
+    tiny_kb: Driver, settings: Settings, embedder: Embedder
+) -> None:
+    rag = GuidedRAG(settings, driver=tiny_kb, embedder=embedder)
+    retriever = GuidedRetriever(tiny_kb, settings, rag=rag)
+    found = retriever.search(
+        query_text="Who was the father of Ada Lovelace?", entities=["Ada Lovelace", "Lord Byron"]
+    )
+    assert found.metadata is not None and found.metadata["steering"] == "auto"
+    assert "'Ada Lovelace'" in found.metadata["selection"]
+    assert "'Lord Byron'" in found.metadata["selection"]  # the second entity is not dropped
+    expected = rag.retrieve(
+        "Who was the father of Ada Lovelace?",
+        semantics=Semantics(entities=("Ada Lovelace", "Lord Byron"), complexity=2),
+    )
+    assert ids(found) == [c.id for c in expected.chunks]
+    assert found.metadata["tier_sizes"] == expected.tier_sizes

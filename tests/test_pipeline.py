@@ -105,7 +105,7 @@ def test_unknown_entity_abstains_before_any_vector_search_or_llm_call(
     assert answer.retrieval.chunks == [] and answer.prompt is None
 
 
-def test_auto_abstains_on_an_unknown_relation_type_before_embedding(
+def test_auto_forgives_an_unknown_relation_type_and_hard_abstains_before_embedding(
     tiny_kb: Driver, settings: Settings, llm: LLMServer, embedder: Embedder
 ) -> None:
     counting = CountingDriver(tiny_kb)
@@ -116,11 +116,25 @@ def test_auto_abstains_on_an_unknown_relation_type_before_embedding(
         driver=counting,
         embedder=counting_embedder,  # type: ignore[arg-type]
     ) as rag:
-        answer = rag.ask("What did Ada Lovelace paint?", semantics=semantics)
-    assert answer.abstained and answer.retrieval.steering == "auto"
+        forgiven = rag.retrieve("What did Ada Lovelace paint?", semantics=semantics)
+        assert forgiven.steering == "auto" and not forgiven.abstained and forgiven.chunks
+        assert "A_rel" not in forgiven.tier_sizes  # the tier is dropped, with a note
+        assert any("no relation type 'painted'" in n for n in forgiven.notes)
+        # a near miss resolves to the one type with the same normalised name
+        near = rag.retrieve(
+            "What did Ada Lovelace write?",
+            semantics=Semantics(
+                entities=("Ada Lovelace",), relations=("Wrote algorithms for",), relational=True
+            ),
+        )
+        assert not near.abstained and "WROTE_ALGORITHM_FOR" in (near.selection_text or "")
+        assert any("read as 'WROTE_ALGORITHM_FOR'" in n for n in near.notes)
+        calls, llm_calls = counting_embedder.calls, len(llm.requests)
+        answer = rag.ask("What did Ada Lovelace paint?", semantics=semantics, steering="hard")
+    assert answer.abstained and answer.retrieval.steering == "hard"
     assert answer.retrieval.empty is not None
     assert answer.retrieval.empty.kind == "unknown_relation_type"
-    assert llm.requests == [] and counting.vector_queries == [] and counting_embedder.calls == 0
+    assert len(llm.requests) == llm_calls and counting_embedder.calls == calls  # nothing more
 
 
 def test_auto_is_the_default_and_ranks_every_chunk_in_one_query(
@@ -228,7 +242,8 @@ def test_base_rag_and_soft_steering(
     tiny_kb: Driver, settings: Settings, embedder: Embedder
 ) -> None:
     with GuidedRAG(settings, driver=tiny_kb, embedder=embedder) as rag:
-        base = rag.retrieve("When was the Eiffel Tower completed?", k=3)
+        base = rag.retrieve("When was the Eiffel Tower completed?", k=3, link=False)
+        linked = rag.retrieve("When was the Eiffel Tower completed?", k=3)
         hard = rag.retrieve("When was the Eiffel Tower completed?", "entity('Ada Lovelace')", k=3)
         soft = rag.retrieve(
             "When was the Eiffel Tower completed?", "entity('Ada Lovelace')", k=3, steering="soft"
@@ -236,6 +251,11 @@ def test_base_rag_and_soft_steering(
     assert base.selection_text is None and base.selection_size is None
     assert base.chunks[0].id == "paris-2"
     assert base.path == "index"
+    # a bare question gets its entities linked, and ranks with their tiers
+    assert linked.steering == "auto" and linked.linked == [
+        {"span": "Eiffel Tower", "entity": "Eiffel Tower", "match": "exact"}
+    ]
+    assert linked.selection_text == "boost(near('Eiffel Tower'): 0.02)"
     assert {c.id for c in hard.chunks} == {"ada-1", "ada-2"}  # only 2 members: hard stops there
     assert len(soft.chunks) == 3 and soft.steering == "soft"
     assert sum(1 for c in soft.chunks if c.in_selection) >= 1

@@ -22,6 +22,7 @@ from guidedrag_graph.db import server_info
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.resources import cypher_template
+from guidedrag_graph.retrieval.filters import compile_filter
 from guidedrag_graph.schema import PRESETS
 from guidedrag_graph.templates import query
 
@@ -41,7 +42,10 @@ TEMPLATES = [
     "tag_resolve",
     "entity_name_embeddings",
     "selection_chunks",
-    "filter_chunks",
+    "retrieve_filter",
+    "retrieve_filter_tiers",
+    "eval_chunk_graph",
+    "eval_entity_edges",
     "property_keys",
     "vector_index_filters",
     # the rank plugin's (the test server has it, see conftest)
@@ -240,5 +244,6 @@ def test_rendering_maps_the_default_schema_onto_neo4j_graphrag() -> None:
     out = query("retrieve_exact", schema)
     assert "[:`FROM_DOCUMENT`]" in out and "`PART_OF`" not in out
     assert "vector.similarity.cosine(c.`embedding`, $query_vector)" in out
-    assert "c.`index` <= $param_0" in query("filter_chunks", schema)
+    condition = compile_filter({"index": {"$lte": 1}}).condition
+    assert "c.`index` <= $flt_0" in query("retrieve_filter", schema, selection=condition)
     assert "e.`name` AS name" in query("tag_fulltext", schema)

@@ -81,14 +81,18 @@ def test_a_relation_type_missing_from_the_cached_list_is_asked_for_again(
     relational = Semantics(entities=("Ada Lovelace",), relations=("taught",), relational=True)
     try:
         with GuidedRAG(settings, driver=tiny_kb, embedder=embedder) as rag:
-            unknown = rag.retrieve("Whom did Ada Lovelace teach?", semantics=relational)
+            unknown = rag.retrieve(
+                "Whom did Ada Lovelace teach?", semantics=relational, steering="hard"
+            )
             assert unknown.abstained and unknown.empty is not None
             assert unknown.empty.kind == "unknown_relation_type"
             tiny_kb.execute_query(
                 "MATCH (a:Entity {name: 'Ada Lovelace'}), (b:Entity {name: 'London'}) "
                 "CREATE (a)-[:TAUGHT {predicate: 'taught'}]->(b)"
             )
-            known = rag.retrieve("Whom did Ada Lovelace teach?", semantics=relational)
+            known = rag.retrieve(
+                "Whom did Ada Lovelace teach?", semantics=relational, steering="hard"
+            )
         assert not known.abstained
     finally:
         tiny_kb.execute_query("MATCH ()-[r:TAUGHT]->() DELETE r")

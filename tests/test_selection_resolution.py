@@ -281,3 +281,15 @@ def test_explain_messages_and_known_reasons() -> None:
     known = EmptySelection("unknown_entity", "entity('a')", "no entity named 'a'")
     assert explain(parse("entity('a') | entity('b')"), tree(0, tree(0), tree(0)), [known]) == known
     assert explain(parse("entity('a')"), tree(3), ()) is None
+
+
+def test_suggestions_are_ranked_by_similarity() -> None:
+    from guidedrag_graph.selection.resolver import rank_similar, type_key
+
+    types = ["IS_ALBUM_OF", "IS_AN_ALTERNATE_CAPTAIN_OF", "IS_CURRENCY_OF", "CURRENCY"]
+    assert rank_similar("IS_CURENCY_OF", types, 5, split="_")[0] == "IS_CURRENCY_OF"
+    assert rank_similar("Ada Lovelac", ["Adam", "Ada Lovelace", "Lovelace Ada"], 3)[0] == (
+        "Ada Lovelace"
+    )
+    assert type_key("orbit") == type_key("ORBITS") == type_key("Orbited") == ("ORBIT",)
+    assert type_key("wroteAlgorithmFor") == type_key("WROTE_ALGORITHMS_FOR")

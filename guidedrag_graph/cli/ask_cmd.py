@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,9 +30,10 @@ if TYPE_CHECKING:
 # commands) stay fast and never depend on the retrieval stack.
 
 
-def _semantics(
+def stated_semantics(
     entities: Sequence[str], relations: Sequence[str], question_type: str | None
 ) -> Semantics | None:
+    """The semantics the flags state (None when none is: auto links them)."""
     if not entities and not relations and question_type is None:
         return None
     return Semantics(
@@ -61,6 +63,11 @@ def _print_retrieval(result: RetrievalResult, *, explain: bool) -> None:
     selection = result.selection_text or "all() — every chunk (base RAG)"
     size = "all" if result.selection_size is None else str(result.selection_size)
     click.echo(f"selection: {selection}  ({size} chunks)")
+    if result.linked:
+        click.echo(
+            "linked: "
+            + ", ".join(f"{n['span']!r} -> {n['entity']} ({n['match']})" for n in result.linked)
+        )
     if result.tier_sizes:
         sizes = ", ".join(f"{name} {n}" for name, n in result.tier_sizes.items())
         click.echo(f"tiers (chunks): {sizes}")
@@ -79,6 +86,10 @@ def _print_retrieval(result: RetrievalResult, *, explain: bool) -> None:
     if explain:
         click.echo("\n-- Cypher (ranking) --")
         click.echo(result.cypher)
+        click.echo("\n-- parameters (vectors elided; `guidedrag cypher --question` writes them) --")
+        for name, value in sorted(result.params.items()):
+            shown = "[… vector …]" if name == "query_vector" else json.dumps(value, default=str)
+            click.echo(f"  {name} = {shown}")
         click.echo("\n-- timings (ms) --")
         for stage, seconds in result.timings.items():
             click.echo(f"  {stage:<16} {seconds * 1000:8.1f}")
@@ -93,7 +104,7 @@ def _resolve_semantics(
     auto: bool,
     tagger_name: str | None,
 ) -> Semantics | None:
-    semantics = _semantics(entities, relations, question_type)
+    semantics = stated_semantics(entities, relations, question_type)
     if not auto:
         return semantics
     from guidedrag_graph.tagging import tagger_for
@@ -101,7 +112,22 @@ def _resolve_semantics(
     tagger = tagger_for(tagger_name or rag.settings.tagger, rag.graph)
     tags = tagger.tag(question)[:2]
     click.echo(f"auto-semantics ({tagger.name} tagger): {', '.join(tags) or 'no entity found'}")
-    return _semantics(tags, relations, question_type) or Semantics()
+    return stated_semantics(tags, relations, question_type) or Semantics()
+
+
+def _filters(text: str | None) -> dict[str, Any] | None:
+    """``--filters`` as a JSON object (one-line error otherwise)."""
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(
+            f"not JSON ({exc.msg} at column {exc.colno})", param_hint="--filters"
+        ) from None
+    if not isinstance(value, dict):
+        raise click.BadParameter("must be a JSON object", param_hint="--filters")
+    return value
 
 
 _COMMON = [
@@ -116,6 +142,19 @@ _COMMON = [
         help="find the entities the question names (the entity linker unless --tagger)",
     ),
     click.option("--tagger", type=click.Choice(list(TAGGERS))),
+    click.option(
+        "--link/--no-link",
+        default=None,
+        help="auto with no --entity: link the entities the question names (default: "
+        "GUIDEDRAG_LINK, on)",
+    ),
+    click.option(
+        "--filters",
+        "filters",
+        default=None,
+        help='neo4j-graphrag metadata filters on chunk properties, as JSON: \'{"position": '
+        '{"$lte": 2}}\' (they restrict the candidates)',
+    ),
     click.option("-k", "--top-k", "k", type=TOP_K, help="chunks to retrieve (≥ 1)"),
     click.option("--ranker", type=click.Choice(list(RANKERS))),
     click.option(
@@ -166,6 +205,8 @@ def _run(
             "steering": opts["steering"],
             "path": opts["path"],
             "threshold": opts["threshold"],
+            "filters": _filters(opts["filters"]),
+            "link": opts["link"],
         }
         if ask:
             return settings, rag.ask(question, opts["selection"], **kwargs)

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from guidedrag_graph import templates
-from guidedrag_graph.cli.common import driver_for, echo_json, load_settings
+from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
+from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import Selector, parse
 from guidedrag_graph.selection.limits import Limits
 from guidedrag_graph.selection.selector import PreparedSelection
+
+if TYPE_CHECKING:
+    from guidedrag_graph.pipeline import RetrievalResult
 
 
 def cypher_literal(value: Any) -> str:
@@ -141,13 +145,40 @@ def select(expression: str, as_json: bool, max_ids: int) -> None:
     )
 
 
+def auto_script(result: RetrievalResult) -> str:
+    """The ranking ``GuidedRAG.retrieve`` ran (the default, ``auto``), as a Browser script: its
+    ``:param`` lines (the question's vector included) and the tiers' query as it ran, so Browser
+    returns the same ids."""
+    lines = [f"// steering: {result.steering}   question: {' '.join(result.question.split())}"]
+    lines.append(f"// selection: {result.selection_text or 'all()'}")
+    for linked in result.linked:
+        lines.append(f"// linked: {linked['span']!r} -> {linked['entity']} ({linked['match']})")
+    if result.tier_sizes:
+        sizes = ", ".join(f"{name} {n}" for name, n in result.tier_sizes.items())
+        lines.append(f"// tiers (chunks): {sizes}")
+    for note in result.notes:
+        lines.append(f"// note: {note}")
+    if result.empty is not None:
+        lines.append(f"// abstained: {result.empty.message} (nothing to rank)")
+        return "\n".join(lines)
+    for name, value in sorted(result.params.items()):
+        if name == "query_vector":
+            floats = ", ".join(format(float(x), ".9g") for x in value)
+            lines.append(f":param query_vector => [{floats}];")
+        else:
+            lines.append(f":param {name} => {cypher_literal(value)};")
+    lines.append(result.cypher.rstrip() + ";")
+    return "\n".join(lines)
+
+
 @click.command("cypher")
-@click.argument("expression")
+@click.argument("expression", required=False)
 @click.option(
     "--question",
     default=None,
     help="Also embed this question (configured embedder) and print the ranking query with its "
-    "query vector :param, so every retrieve_* template runs on it.",
+    "query vector :param. Without EXPRESSION: the default ranking (auto) of the question, as "
+    "`guidedrag retrieve` runs it.",
 )
 @click.option(
     "-k",
@@ -157,33 +188,85 @@ def select(expression: str, as_json: bool, max_ids: int) -> None:
     default=None,
     help="Chunks to rank with --question (default GUIDEDRAG_TOP_K).",
 )
-def cypher(expression: str, question: str | None, k: int | None) -> None:
+@click.option("--entity", "entities", multiple=True, help="without EXPRESSION: a stated entity")
+@click.option("--relation", "relations", multiple=True, help="without EXPRESSION: a relation")
+@click.option("--json", "as_json", is_flag=True, help="Print script, query and params as JSON.")
+def cypher(
+    expression: str | None,
+    question: str | None,
+    k: int | None,
+    entities: Sequence[str],
+    relations: Sequence[str],
+    as_json: bool,
+) -> None:
     """Print the Cypher of a selection as a Neo4j Browser script (:param lines + query).
 
     Names are resolved against the configured database first, so the script carries entity ids
     and validated relation types. The query returns chunk ids, document titles and text; with
-    --question it ranks the selection by cosine to the question (scores, no vectors).
+    --question it ranks the selection by cosine to the question (scores, no vectors). With
+    --question and no EXPRESSION it is the default ranking (auto: graded tiers from --entity,
+    or from the entities linked from the question), whose ids equal `guidedrag retrieve`'s.
     """
     settings = load_settings()
+    if expression is None:
+        if question is None:
+            raise click.UsageError("give a selection EXPRESSION, or --question for auto's ranking")
+        _auto_cypher(settings, question, k, entities, relations, as_json)
+        return
+    if entities or relations:
+        raise click.UsageError("--entity/--relation go without EXPRESSION (auto's ranking)")
     expr = parse(expression, Limits.from_settings(settings))
     with driver_for(settings) as driver:
         selector = Selector(GraphContext.open(settings, driver))
         prep = selector.prepare(expr)
         if question is None:
-            click.echo(browser_script(prep, selector.schema))
+            script = browser_script(prep, selector.schema)
+            _emit(script, as_json, {"selection": prep.text, "params": prep.compiled.params})
             return
         ids = selector.chunk_ids(prep)
     from guidedrag_graph.embeddings import embedder_for
 
     vector = embedder_for(settings).embed_queries([question])[0]
-    click.echo(
-        question_script(
-            prep,
-            selector.schema,
-            question=question,
-            vector=[float(x) for x in vector],
-            chunk_ids=ids,
-            k=k or settings.top_k,
-            index_name=settings.vector_index_name,
-        )
+    script = question_script(
+        prep,
+        selector.schema,
+        question=question,
+        vector=[float(x) for x in vector],
+        chunk_ids=ids,
+        k=k or settings.top_k,
+        index_name=settings.vector_index_name,
     )
+    _emit(script, as_json, {"selection": prep.text, "steering": "hard"})
+
+
+def _auto_cypher(
+    settings: Settings,
+    question: str,
+    k: int | None,
+    entities: Sequence[str],
+    relations: Sequence[str],
+    as_json: bool,
+) -> None:
+    from guidedrag_graph.cli.ask_cmd import stated_semantics
+    from guidedrag_graph.pipeline import GuidedRAG
+
+    with driver_for(settings) as driver:
+        rag = GuidedRAG(settings, driver=driver, schema=schema_of(settings))
+        result = rag.retrieve(question, semantics=stated_semantics(entities, relations, None), k=k)
+    data = result.to_dict()
+    _emit(
+        auto_script(result),
+        as_json,
+        {
+            key: data[key]
+            for key in ("selection", "steering", "tier_sizes", "linked", "notes", "params")
+        }
+        | {"query": result.cypher, "chunk_ids": [c.id for c in result.chunks]},
+    )
+
+
+def _emit(script: str, as_json: bool, extra: dict[str, Any]) -> None:
+    if as_json:
+        echo_json({**extra, "script": script})
+    else:
+        click.echo(script)

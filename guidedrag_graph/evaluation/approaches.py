@@ -23,6 +23,7 @@ from guidedrag_graph.planning import (
 
 __all__ = [
     "APPROACHES",
+    "DOOR_AND_PEER_APPROACHES",
     "PAPER_APPROACHES",
     "TABLE2",
     "Approach",
@@ -105,8 +106,62 @@ APPROACHES: dict[str, Approach] = {
             description="steering=auto with tier boosts fitted by `guidedrag calibrate` on the "
             "other folds (5-fold cross-validation: no question scored by weights fitted on it)",
         ),
+        Approach(
+            "guidedrag-question",
+            "rag",
+            tagged=False,
+            steering="auto",
+            runner="question",
+            description="the question alone, as a GraphRAG app sends it: `retrieve(question)`, "
+            "auto links the entities it names (EntityLinker) and ranks with their tiers",
+        ),
+        Approach(
+            "guidedretriever",
+            "graphrag*",
+            tagged=False,
+            steering="auto",
+            runner="retriever",
+            description="the same questions and semantics through neo4j-graphrag: "
+            "`GuidedRetriever.search` (must equal `guidedrag`)",
+        ),
+        Approach(
+            "nggr-vector",
+            "rag",
+            tagged=False,
+            steering="auto",
+            runner="nggr-vector",
+            description="peer: neo4j-graphrag's own VectorRetriever on the same server, index "
+            "and question vectors",
+        ),
+        Approach(
+            "nggr-hybrid",
+            "rag",
+            tagged=False,
+            steering="auto",
+            runner="nggr-hybrid",
+            description="peer: neo4j-graphrag's own HybridRetriever (vector + full-text on "
+            "chunk text, the question Lucene-escaped)",
+        ),
+        Approach(
+            "ppr-reference",
+            "graphrag*",
+            tagged=False,
+            steering="auto",
+            runner="ppr",
+            description="reference: HippoRAG-2-style personalized PageRank over the entity-chunk "
+            "graph (reset = stated entities + dense chunk scores x 0.05, damping 0.5), numpy",
+        ),
     )
 }
+
+# The doors (every way in) and the peers (what a Neo4j user would pick instead): issue 19.
+DOOR_AND_PEER_APPROACHES: tuple[str, ...] = (
+    "guidedrag-question",
+    "guidedretriever",
+    "nggr-vector",
+    "nggr-hybrid",
+    "ppr-reference",
+)
 
 PAPER_APPROACHES: tuple[str, ...] = ("rag", "rag*", "graphrag", "graphrag*")
 

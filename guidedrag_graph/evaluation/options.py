@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from guidedrag_graph.evaluation.approaches import PAPER_APPROACHES, approach_named
+from guidedrag_graph.evaluation.approaches import (
+    DOOR_AND_PEER_APPROACHES,
+    PAPER_APPROACHES,
+    approach_named,
+)
 from guidedrag_graph.vocabulary import TAGGERS
 
 DEFAULT_APPROACHES: tuple[str, ...] = (
@@ -16,6 +20,7 @@ DEFAULT_APPROACHES: tuple[str, ...] = (
     "graphrag*-near-soft",
     "guidedrag",
     "guidedrag-calibrated",
+    *DOOR_AND_PEER_APPROACHES,
 )
 
 

@@ -19,6 +19,7 @@ from guidedrag_graph.evaluation.approaches import Approach, plan_selection
 from guidedrag_graph.evaluation.auto_rows import AutoPolicies, auto_row
 from guidedrag_graph.evaluation.kb_queries import corpus_size
 from guidedrag_graph.evaluation.options import EvalOptions
+from guidedrag_graph.evaluation.peers import Peers
 from guidedrag_graph.evaluation.records import Row, Tagging
 from guidedrag_graph.evaluation.rows import Formulation, SelectionSizer, planned_row
 from guidedrag_graph.evaluation.taggings import tag_question_set
@@ -159,6 +160,7 @@ class _Retrieval:
     ) -> None:
         self.rag, self.sizer, self.set_name, self.run = rag, sizer, set_name, run
         self.graphrag_tags = graphrag_tags
+        self.peers = Peers(rag)
 
     def all(self, jobs: Sequence[Formulation], total_chunks: int) -> list[Row]:
         approaches = self.run.approaches
@@ -186,6 +188,8 @@ class _Retrieval:
 
     def one(self, asked: Formulation, approach: Approach, total_chunks: int) -> Row:
         k, q = self.run.opts.k, asked.question
+        if approach.runner:
+            return self.peers.row(asked, approach, k, total_chunks)
         if approach.steering == "auto":
             policy = self.run.policies.policy(approach, q)
             return auto_row(

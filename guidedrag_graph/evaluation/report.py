@@ -31,6 +31,7 @@ def render_markdown(run: EvalRun, summary: EvalSummary) -> str:
         *_header(run, summary.k),
         *_approaches_section(run.meta, summary, approaches),
         *_relevance_section(summary, approaches),
+        *_doors_section(run, summary, approaches),
         *_search_space_section(run.meta, summary, approaches),
         *_precision_section(run.meta, summary, approaches),
         *_turbulence_section(run.meta, summary),
@@ -41,6 +42,40 @@ def render_markdown(run: EvalRun, summary: EvalSummary) -> str:
         render_differences(run, summary),
     ]
     return "\n".join(blocks).rstrip() + "\n"
+
+
+def _doors_section(run: EvalRun, summary: EvalSummary, approaches: list[str]) -> list[str]:
+    """The doors beside the default (same ids?) and the peers beside base RAG (issue 19)."""
+    doors = [a for a in ("guidedrag-question", "guidedretriever") if a in approaches]
+    peers = [a for a in ("nggr-vector", "nggr-hybrid", "ppr-reference") if a in approaches]
+    if not doors and not peers:
+        return []
+    ranked: dict[tuple[str, str], list[str]] = {
+        (r.approach, r.question_id): r.ranked
+        for r in run.rows
+        if r.set == "answerable" and r.variant == 0
+    }
+    questions = sorted({q for _, q in ranked})
+    rows = []
+    for a in ("rag", "guidedrag", *doors, *peers):
+        if a not in approaches:
+            continue
+        same = "–"
+        if "guidedrag" in approaches and a != "guidedrag":
+            equal = sum(ranked.get((a, q)) == ranked.get(("guidedrag", q)) for q in questions)
+            same = f"{equal} of {len(questions)}"
+        rows.append([f"`{a}`", pct(summary.hits[a].relevant), num(summary.hits[a].avg_hit), same])
+    return [
+        "## Every way in, and the peers\n",
+        "The default reached through each door (the question alone; `GuidedRetriever` inside "
+        "neo4j-graphrag) and what a Neo4j user would pick instead, by its own code on the same "
+        "server and question vectors (neo4j-graphrag's `VectorRetriever` / `HybridRetriever`, a "
+        "HippoRAG-2-style personalized PageRank as a reference).\n",
+        table(
+            ["approach", f"relevant@{summary.k}", "avg hit", "same ids as `guidedrag`"], rows
+        ),
+        "",
+    ]
 
 
 def _header(run: EvalRun, k: int) -> list[str]:

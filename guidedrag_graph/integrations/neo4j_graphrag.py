@@ -7,15 +7,17 @@
 >>> rag.search("Where was Ada Lovelace born?",
 ...            retriever_config={"semantics": {"entities": ["Ada Lovelace"]}})
 
-The selection comes from ``selection`` (DSL text) or from ``semantics`` (the paper's GuidedRAG
-mapping); ranking runs inside Neo4j as in ``GuidedRAG.retrieve``. An empty selection returns no
-items and says why in ``metadata["abstained"]``/``metadata["empty"]``; unlike ``GuidedRAG.ask``,
-GraphRAG will still call its LLM, so check the metadata if you need the abstention.
+``search`` runs exactly what ``GuidedRAG.retrieve`` runs for the same inputs: ``auto`` (graded
+tiers from the stated entities, or from the entities linked from the question when none are
+stated) unless a ``selection`` or ``steering="hard"|"soft"`` is given. A stated entity the KB
+does not know returns no items and says why in ``metadata["abstained"]``/``metadata["empty"]``;
+unlike ``GuidedRAG.ask``, GraphRAG will still call its LLM, so check the metadata if you need
+the abstention.
 
 The rest of neo4j-graphrag's retriever contract (as ``VectorRetriever`` has it) works too:
 ``result_formatter``, ``query_vector`` (no embedding), ``filters`` in neo4j-graphrag's filter
-syntax (an extra selection term) and ``effective_search_ratio`` (accepted, see
-``get_search_results``). See docs/neo4j-graphrag.md.
+syntax (they restrict the candidates, compiled into the ranking query) and
+``effective_search_ratio`` (accepted, see ``get_search_results``). See docs/neo4j-graphrag.md.
 """
 
 from __future__ import annotations
@@ -24,19 +26,21 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import neo4j
-from neo4j_graphrag.filters import extract_filter_field_names, get_metadata_filter
 from neo4j_graphrag.retrievers.base import Retriever
+from neo4j_graphrag.tool import (
+    ArrayParameter,
+    IntegerParameter,
+    ObjectParameter,
+    StringParameter,
+)
 from neo4j_graphrag.types import RawSearchResult, RetrieverResultItem
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import read_query
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.integrations.embedder import GuidedEmbedder
-from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult, default_selection
-from guidedrag_graph.selection import Expr, parse
-from guidedrag_graph.selection.ast import Chunks
+from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
 from guidedrag_graph.semantics import Semantics
+from guidedrag_graph.vocabulary import STEERINGS
 
 __all__ = ["GuidedEmbedder", "GuidedRetriever"]
 
@@ -83,52 +87,82 @@ class GuidedRetriever(Retriever):
         filters: dict[str, Any] | None = None,
         entities: list[str] | None = None,
         relations: list[str] | None = None,
+        link: bool | None = None,
     ) -> RawSearchResult:
-        """Select, rank inside Neo4j, and return one record per chunk (best first).
+        """Rank inside Neo4j exactly as ``GuidedRAG.retrieve`` does for the same inputs, and
+        return one record per chunk (best first).
 
         Args:
             query_text: the question (embedded with the configured embedder's query side).
             semantics: ``{"entities": [...], "relations": [...], ...}``; relations make the
                 question relational unless ``"relational"`` says otherwise.
-            selection: a selection in the DSL, instead of the one the semantics imply.
-            top_k, steering, ranker: as in ``GuidedRAG.retrieve`` (defaults from the policy).
+            selection: a selection in the DSL; it runs hard (as in ``GuidedRAG.retrieve``).
+            top_k, steering, ranker: as in ``GuidedRAG.retrieve`` (steering default ``auto``:
+                graded tiers over every chunk; ``hard``/``soft``: the paper's mapping).
             query_vector: the question already embedded; ``query_text`` is then optional.
             effective_search_ratio: accepted for ``VectorRetriever`` compatibility and ignored:
                 small selections are ranked exactly, and the index paths widen their candidate
                 pool themselves until ``top_k`` members are found.
             filters: neo4j-graphrag metadata filters on chunk properties (``{"position":
-                {"$lte": 2}}``); the matching chunks become an extra selection term
-                (``... & chunks(ids)``). Steering defaults to hard when filters are given, so
-                no chunk outside them is returned.
-            entities, relations: shorthands for the same keys of ``semantics``.
+                {"$lte": 2}}``): they restrict the candidates, compiled into the ranking query
+                (any number of chunks may pass); no chunk outside them is returned.
+            entities, relations: shorthands for the same keys of ``semantics`` (all kept).
+            link: under ``auto``, link entities from the question when none are stated
+                (default: on, settings ``link``).
         """
         _check_search_args(query_text, query_vector, effective_search_ratio)
         sem = self._semantics(semantics, entities, relations)
-        expr: Expr | None = (
-            parse(selection, self.rag.selector.limits)
-            if selection is not None
-            else default_selection(sem)
-        )
-        matched: int | None = None
-        if filters:
-            ids = self.filtered_chunk_ids(filters)
-            matched = len(ids)
-            if not ids:
-                return _no_chunk_passes(filters)
-            expr = Chunks(tuple(ids)) if expr is None else expr & Chunks(tuple(ids))
-            steering = steering or "hard"
         result = self.rag.retrieve(
             query_text or "",
-            expr,
+            selection,
             semantics=sem,
             k=top_k,
             steering=steering,
             ranker=ranker,
             query_vector=query_vector,
+            filters=filters,
+            link=link,
         )
         self.last_result = result
         return RawSearchResult(
-            records=self._records(result), metadata=_metadata(result, filters_matched=matched)
+            records=self._records(result), metadata=_metadata(result, filtered=bool(filters))
+        )
+
+    def get_parameters(
+        self, parameter_descriptions: dict[str, str] | None = None
+    ) -> ObjectParameter:
+        """The tool parameters (``convert_to_tool``), typed and described: an LLM calling the
+        tool sees what each one means (neo4j-graphrag's inference reads ``int | None`` as a
+        string called "Parameter top_k")."""
+        described = {**TOOL_PARAMETER_DESCRIPTIONS, **(parameter_descriptions or {})}
+        words = StringParameter(description="a name", required=False)
+        properties: dict[str, Any] = {
+            "query_text": StringParameter(description=described["query_text"], required=True),
+            "entities": ArrayParameter(
+                items=words, description=described["entities"], required=False
+            ),
+            "relations": ArrayParameter(
+                items=words, description=described["relations"], required=False
+            ),
+            "top_k": IntegerParameter(
+                description=described["top_k"], minimum=1, maximum=1000, required=False
+            ),
+            "steering": StringParameter(
+                description=described["steering"], enum=list(STEERINGS), required=False
+            ),
+            "selection": StringParameter(description=described["selection"], required=False),
+            "filters": ObjectParameter(
+                description=described["filters"],
+                properties={},
+                additional_properties=True,
+                required=False,
+            ),
+        }
+        return ObjectParameter(
+            description="Parameters for GuidedRetriever (GuidedRAG's default ranking)",
+            properties=properties,
+            required_properties=["query_text"],
+            additional_properties=False,
         )
 
     def _records(self, result: RetrievalResult) -> list[neo4j.Record]:
@@ -171,41 +205,15 @@ class GuidedRetriever(Retriever):
                     "relations": tuple(base.relations) + tuple(relations or ()),
                 }
             )
-        if (
-            semantics is not None
-            and semantics.relations
-            and "relational" not in semantics.model_fields_set
-        ):
-            semantics = semantics.model_copy(update={"relational": True})
-        return semantics
-
-    def filtered_chunk_ids(self, filters: dict[str, Any]) -> list[str]:
-        """Ids of the chunks that pass neo4j-graphrag ``filters``, in one READ query.
-
-        neo4j-graphrag's own compiler writes the condition (values as parameters, names
-        escaped); every property it names must exist in the database, so a typo is an error
-        that names it rather than a silently empty result.
-        """
-        settings = self.rag.settings
-        fields = sorted(extract_filter_field_names(filters))
-        keys_rows = read_query(
-            self.driver,
-            templates.query("property_keys", self.rag.schema),
-            {},
-            database=settings.neo4j_database,
-        )
-        known = set(keys_rows[0]["keys"]) if keys_rows else set()
-        unknown = [f for f in fields if f not in known]
-        if unknown:
-            raise ConfigurationError(
-                f"filters name {', '.join(repr(f) for f in unknown)}, which no node in the "
-                f"database has; filter on chunk properties such as "
-                f"{self.rag.schema.chunk_id!r} or {self.rag.schema.chunk_text!r}"
-            )
-        condition, params = get_metadata_filter(filters, node_alias="c")
-        query = templates.query("filter_chunks", self.rag.schema, selection=condition)
-        rows = read_query(self.driver, query, params, database=settings.neo4j_database)
-        return [str(r["chunk_id"]) for r in rows]
+        if semantics is None:
+            return None
+        fields = semantics.model_fields_set
+        update: dict[str, Any] = {}
+        if semantics.relations and "relational" not in fields:
+            update["relational"] = True
+        if len(semantics.entities) > 1 and "complexity" not in fields:
+            update["complexity"] = 2  # as the CLI's --entity a --entity b
+        return semantics.model_copy(update=update) if update else semantics
 
     def default_record_formatter(self, record: neo4j.Record) -> RetrieverResultItem:
         """Context as ``[chunk-id] (document: title) text`` so the LLM can cite chunk ids."""
@@ -236,6 +244,8 @@ def _check_search_args(
 
 _METADATA_KEYS = (
     "selection",
+    "tier_sizes",
+    "linked",
     "selection_size",
     "abstained",
     "empty",
@@ -248,26 +258,26 @@ _METADATA_KEYS = (
 )
 
 
-def _metadata(result: RetrievalResult, *, filters_matched: int | None) -> dict[str, Any]:
-    """What the retrieval did, as ``RawSearchResult.metadata`` (JSON-ready)."""
+def _metadata(result: RetrievalResult, *, filtered: bool) -> dict[str, Any]:
+    """What the retrieval did, as ``RawSearchResult.metadata`` (JSON-ready); with filters,
+    ``filters_matched`` is how many chunks passed them (auto: tier U; hard: the selection)."""
     data = result.to_dict()
-    return {**{key: data[key] for key in _METADATA_KEYS}, "filters_matched": filters_matched}
+    matched: int | None = None
+    if filtered:
+        matched = result.tier_sizes.get("U", result.selection_size)
+    return {**{key: data[key] for key in _METADATA_KEYS}, "filters_matched": matched}
 
 
-def _no_chunk_passes(filters: dict[str, Any]) -> RawSearchResult:
-    """The abstention when neo4j-graphrag ``filters`` match no chunk (nothing is ranked)."""
-    return RawSearchResult(
-        records=[],
-        metadata={
-            "selection": None,
-            "selection_size": 0,
-            "abstained": True,
-            "empty": {
-                "kind": "filters",
-                "term": None,
-                "message": f"no chunk matches the filters {filters!r}",
-                "suggestions": [],
-            },
-            "filters_matched": 0,
-        },
-    )
+TOOL_PARAMETER_DESCRIPTIONS: dict[str, str] = {
+    "query_text": "The user's question, as written.",
+    "entities": "Entities the question is about, as named in the knowledge graph (optional: "
+    "left out, they are linked from the question). An entity the graph does not know makes "
+    "the search return nothing, on purpose.",
+    "relations": "Relation types the answer is reached over, e.g. ORBITS (optional).",
+    "top_k": "How many chunks to return (1 to 1000; default from the settings).",
+    "steering": "auto (default): every chunk ranked, boosted by graph evidence about the "
+    "entities; hard: only chunks of the selection; soft: the selection boosted.",
+    "selection": "An explicit selection in the GuidedRAG DSL, e.g. entity('Mars') (optional).",
+    "filters": "Metadata filters on chunk properties in neo4j-graphrag's syntax, e.g. "
+    '{"position": {"$lte": 2}} (optional).',
+}

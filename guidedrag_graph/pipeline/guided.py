@@ -15,22 +15,31 @@ paper's precision result). Every stage is timed; the result carries the Cypher t
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypedDict, Unpack
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 import numpy as np
 from neo4j import Driver
 
+from guidedrag_graph import templates
 from guidedrag_graph.augmentation import Augmenter
 from guidedrag_graph.boosting import prepare_tiers
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.generation import Generator
+from guidedrag_graph.pipeline.linked import AutoSemantics, forgive_relations, link_semantics
 from guidedrag_graph.pipeline.results import Answer, RetrievalResult
 from guidedrag_graph.planning import PAPER_GUIDED, plan_selection
 from guidedrag_graph.retrieval import AllChunks, CompiledSelectionLike, Ranking, Retriever
+from guidedrag_graph.retrieval.filters import (
+    ChunkFilter,
+    FilteredSelection,
+    FilteredTiers,
+    check_fields,
+    compile_filter,
+)
 from guidedrag_graph.retrieve_args import RetrieveArgs, check_inputs
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import (
@@ -69,6 +78,8 @@ class RetrieveOptions(TypedDict, total=False):
     path: str | None
     threshold: float | None
     query_vector: Sequence[float] | None
+    filters: Mapping[str, Any] | None
+    link: bool | None
 
 
 @dataclass(frozen=True)
@@ -83,6 +94,9 @@ class _Question:
     path: str | None
     threshold: float | None
     vector: Sequence[float] | None  # the caller's embedding of the question, if it has one
+    chunk_filter: ChunkFilter | None = None  # filters: the candidates (U) the ranking is over
+    linked: tuple[dict[str, str], ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
 
 
 class GuidedRAG:
@@ -160,6 +174,8 @@ class GuidedRAG:
         path: str | None = None,
         threshold: float | None = None,
         query_vector: Sequence[float] | None = None,
+        filters: Mapping[str, Any] | None = None,
+        link: bool | None = None,
     ) -> RetrievalResult:
         """Rank chunks for ``question`` inside ``selection``.
 
@@ -170,6 +186,11 @@ class GuidedRAG:
         ``hard`` ranks only inside the selection (the paper), ``soft`` boosts it over U.
         ``ranker`` cosine/mmr and ``k`` default from the policy.
         ``query_vector``: the question already embedded (then it is not embedded again).
+        ``filters``: neo4j-graphrag metadata filters on chunk properties; they restrict the
+        candidates (the universe the tiers rank over, or the selection), compiled into the
+        ranking query (retrieval/filters.py). ``link`` (default: settings ``link``, on): under
+        ``auto``, when the semantics name no entity, link them from the question
+        (``EntityLinker``); linked names never cause an abstention, stated ones do.
         """
         args = RetrieveArgs.check(
             k=k, ranker=ranker, steering=steering, path=path, threshold=threshold
@@ -177,6 +198,13 @@ class GuidedRAG:
         check_inputs(
             question, k=k, query_vector=query_vector, settings=self.settings, driver=self.driver
         )
+        chunk_filter = self._chunk_filter(filters)
+        steer = args.steering or self.settings.steering
+        auto = steer == "auto" and selection is None
+        prepared_semantics = (
+            self._auto_semantics(question, semantics, link) if auto else AutoSemantics(semantics)
+        )
+        semantics = prepared_semantics.semantics
         decision = self.policy.decide(semantics)
         asked = _Question(
             text=question,
@@ -187,11 +215,51 @@ class GuidedRAG:
             path=args.path,
             threshold=args.threshold,
             vector=query_vector,
+            chunk_filter=chunk_filter,
+            linked=tuple(n.to_dict() for n in prepared_semantics.linked),
+            notes=prepared_semantics.notes,
         )
-        steer = args.steering or self.settings.steering
-        if steer == "auto" and selection is None:
+        mode = "auto" if auto else ("hard" if steer == "auto" else steer)
+        if chunk_filter is not None and not self.graph.read(
+            chunk_filter.any_query(self.schema), chunk_filter.params
+        ):  # no chunk passes the filters: nothing embedded, no vector search, no LLM call
+            return RetrievalResult.abstention(
+                question,
+                "filters",
+                _no_chunk_passes(chunk_filter),
+                ranker=asked.ranker,
+                steering=mode,
+                template=asked.template,
+                semantics=semantics,
+                timings={},
+                notes=list(asked.notes),
+                linked=list(asked.linked),
+            )
+        if auto:
             return self._retrieve_auto(asked)
-        return self._retrieve_selection(asked, selection, "hard" if steer == "auto" else steer)
+        return self._retrieve_selection(asked, selection, mode)
+
+    def _chunk_filter(self, filters: Mapping[str, Any] | None) -> ChunkFilter | None:
+        """``filters`` compiled, every property they name checked against the database."""
+        if filters is None:
+            return None
+        chunk_filter = compile_filter(filters)
+        rows = self.graph.read(templates.query("property_keys", self.schema), {})
+        check_fields(chunk_filter, set(rows[0]["keys"]) if rows else set(), self.schema)
+        return chunk_filter
+
+    def _auto_semantics(
+        self, question: str, semantics: Semantics | None, link: bool | None
+    ) -> AutoSemantics:
+        """``auto``'s semantics: stated entities as given, else linked from the question (unless
+        ``link`` / settings turn it off); unknown relation types forgiven."""
+        linked = AutoSemantics(semantics)
+        if (semantics is None or not semantics.entities) and (
+            self.settings.link if link is None else link
+        ):
+            linked = link_semantics(self.graph, self.selector, question, semantics)
+        forgiven = forgive_relations(self.selector, linked.semantics)
+        return AutoSemantics(forgiven.semantics, linked.linked, linked.notes + forgiven.notes)
 
     def _retrieve_selection(
         self, asked: _Question, selection: Selection, steering: str
@@ -223,6 +291,8 @@ class GuidedRAG:
         else:
             compiled = AllChunks(self.schema)
         text = None if compiled.is_all else (expr.to_text() if expr else "(compiled)")
+        if asked.chunk_filter is not None:  # the filter narrows the selection, inside the query
+            compiled = FilteredSelection(compiled, asked.chunk_filter, self.schema)
         vector = self._question_vector(asked, timings)
         ranking = self.retriever.rank(
             vector,
@@ -235,10 +305,13 @@ class GuidedRAG:
         )
         empty: EmptySelection | None = None
         after: dict[str, float] = {}
-        if ranking.selection_size == 0 and steering == "hard" and prepared is not None:
-            started = time.perf_counter()
-            empty = self.selector.explain_empty(prepared)
-            after["explain_empty"] = time.perf_counter() - started
+        if ranking.selection_size == 0 and steering == "hard":
+            if asked.chunk_filter is not None:
+                empty = _no_chunk_passes(asked.chunk_filter)
+            elif prepared is not None:
+                started = time.perf_counter()
+                empty = self.selector.explain_empty(prepared)
+                after["explain_empty"] = time.perf_counter() - started
         return RetrievalResult.ranked(
             asked.text,
             text,
@@ -248,6 +321,8 @@ class GuidedRAG:
             timings=timings,
             empty=empty,
             after=after,
+            notes=list(asked.notes),
+            linked=list(asked.linked),
         )
 
     def _selection_expr(self, selection: Selection, semantics: Semantics | None) -> Expr | None:
@@ -262,7 +337,7 @@ class GuidedRAG:
         return None
 
     def _retrieve_auto(self, asked: _Question) -> RetrievalResult:
-        """``auto``: graded tiers from the semantics; abstain only on names the KB lacks."""
+        """``auto``: graded tiers from the semantics; abstain only on names the user stated."""
         timings: dict[str, float] = {}
         started = time.perf_counter()
         plan = plan_auto(asked.semantics, self.policy.tier_weights(asked.semantics))
@@ -278,29 +353,42 @@ class GuidedRAG:
                 template=asked.template,
                 semantics=asked.semantics,
                 timings=timings,
+                notes=list(asked.notes),
+                linked=list(asked.linked),
             )
         vector = self._question_vector(asked, timings)
-        notes: list[str] = []
+        notes: list[str] = list(asked.notes)
         ranking: Ranking
+        empty: EmptySelection | None = None
         if prepared.compiled is None:
             notes.append("auto: the semantics name no entity, so every chunk ranks by cosine")
+            universe: CompiledSelectionLike = AllChunks(self.schema)
+            if asked.chunk_filter is not None:
+                universe = FilteredSelection(universe, asked.chunk_filter, self.schema)
             ranking = self.retriever.rank(
                 vector,
-                AllChunks(self.schema),
+                universe,
                 k=asked.k,
                 ranker=asked.ranker,
                 path=asked.path,
                 threshold=asked.threshold,
             )
+            if asked.chunk_filter is not None and ranking.selection_size == 0:
+                empty = _no_chunk_passes(asked.chunk_filter)
         else:
+            tiers: Any = prepared.compiled
+            if asked.chunk_filter is not None:  # U = the chunks that pass; every tier inside it
+                tiers = FilteredTiers(prepared.compiled, asked.chunk_filter, self.schema)
             ranking = self.retriever.rank_tiers(
-                vector, prepared.compiled, k=asked.k, ranker=asked.ranker, threshold=asked.threshold
+                vector, tiers, k=asked.k, ranker=asked.ranker, threshold=asked.threshold
             )
             if ranking.tier_sizes.get("∩") == 0:
                 notes.append(
                     "auto: the named entities share no chunk (empty ∩); relaxed to their "
                     "union (tier E) instead of abstaining"
                 )
+            if asked.chunk_filter is not None and ranking.tier_sizes.get("U") == 0:
+                empty = _no_chunk_passes(asked.chunk_filter)
         return RetrievalResult.ranked(
             asked.text,
             None if prepared.expr is None else prepared.expr.to_text(),
@@ -310,6 +398,8 @@ class GuidedRAG:
             timings=timings,
             notes=notes,
             steering="auto",
+            empty=empty,
+            linked=list(asked.linked),
         )
 
     def _question_vector(self, asked: _Question, timings: dict[str, float]) -> np.ndarray:
@@ -336,7 +426,7 @@ class GuidedRAG:
         configured, ``text`` is None and ``reason`` says so; the prompt is still built so
         callers can show it."""
         retrieval = self.retrieve(question, selection, **options)
-        semantics = options.get("semantics")
+        semantics = retrieval.semantics  # as stated, or with the entities auto linked
         if retrieval.empty is not None:
             return Answer.abstention(retrieval, retrieval.empty.message)
         if not retrieval.chunks and retrieval.steering in ("hard", "auto"):
@@ -352,6 +442,15 @@ class GuidedRAG:
         if not self.llm_configured:
             return Answer.prompt_only(retrieval, prompt, timings)
         return Answer.generated(retrieval, prompt, self.generator().generate(prompt), timings)
+
+
+def _no_chunk_passes(chunk_filter: ChunkFilter) -> EmptySelection:
+    """The answer when no chunk passes the filters: the KB has nothing to rank."""
+    return EmptySelection(
+        "empty_term",
+        "filters",
+        f"no chunk matches the filters {dict(chunk_filter.source)!r}",
+    )
 
 
 def _unknown_name(prepared: PreparedSelection) -> EmptySelection | None:

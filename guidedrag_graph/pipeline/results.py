@@ -40,6 +40,7 @@ class RetrievalResult:
     notes: list[str] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
     tier_sizes: dict[str, int] = field(default_factory=dict)  # auto: chunks in each tier
+    linked: list[dict[str, str]] = field(default_factory=list)  # auto: entities linked
 
     @classmethod
     def abstention(
@@ -53,6 +54,8 @@ class RetrievalResult:
         template: str,
         semantics: Semantics | None,
         timings: dict[str, float],
+        notes: list[str] | None = None,
+        linked: list[dict[str, str]] | None = None,
     ) -> RetrievalResult:
         """The KB does not know: nothing was embedded, searched or ranked."""
         return cls(
@@ -68,6 +71,8 @@ class RetrievalResult:
             steering=steering,
             template=template,
             semantics=semantics,
+            notes=list(notes or []),
+            linked=list(linked or []),
         )
 
     @classmethod
@@ -84,6 +89,7 @@ class RetrievalResult:
         notes: list[str] | None = None,
         after: dict[str, float] | None = None,
         steering: str | None = None,
+        linked: list[dict[str, str]] | None = None,
     ) -> RetrievalResult:
         """A ranking's chunks and provenance. ``timings`` are the stages before the ranking and
         ``after`` those after it (explaining an empty selection); ``steering`` overrides the
@@ -108,6 +114,7 @@ class RetrievalResult:
             notes=(notes or []) + ranking.notes,
             queries=ranking.queries,
             tier_sizes=ranking.tier_sizes,
+            linked=list(linked or []),
         )
 
     @property
@@ -132,6 +139,10 @@ class RetrievalResult:
             "timings": self.timings,
             "notes": self.notes,
             "tier_sizes": self.tier_sizes,
+            "linked": self.linked,
+            "semantics": None
+            if self.semantics is None
+            else self.semantics.model_dump(mode="json", exclude_defaults=True),
         }
 
 

@@ -7,6 +7,13 @@ transaction; every query text comes from a ``cypher/retrieve_*`` template.
 """
 
 from guidedrag_graph.context import RANK_PROCEDURE
+from guidedrag_graph.retrieval.filters import (
+    ChunkFilter,
+    FilteredSelection,
+    FilteredTiers,
+    FilterError,
+    compile_filter,
+)
 from guidedrag_graph.retrieval.ordering import mmr
 from guidedrag_graph.retrieval.planner import (
     MEASURED_EXACT_MAX,
@@ -33,15 +40,20 @@ __all__ = [
     "RANK_PROCEDURE",
     "STEERINGS",
     "AllChunks",
+    "ChunkFilter",
     "ChunkIdSelection",
     "CompiledSelectionLike",
     "CompiledTierLike",
     "CompiledTiersLike",
     "Fetched",
+    "FilterError",
+    "FilteredSelection",
+    "FilteredTiers",
     "Plan",
     "Planner",
     "RankedChunk",
     "Ranking",
     "Retriever",
+    "compile_filter",
     "mmr",
 ]

@@ -145,6 +145,8 @@ class Paths:
             "tier_names": [t.name or t.list_variable for t in tiers],
             "limit": fetch if limit is None else limit,
             "with_embedding": with_embedding,
+            # filters (retrieval/filters.py): the tier every candidate must be in, else -1
+            "universe": int(getattr(compiled, "universe", -1)),
         }
         # With the plugin, one guidedrag.rankTiers call scores the tiers from its float32 cache
         # (~1 µs per chunk instead of Cypher's ~45) and picks the candidates: the same ones.

@@ -9,7 +9,9 @@ reaches query text: names are parameters, and only validated types are escaped i
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,7 +106,9 @@ class Resolver:
         for row in rows:
             if row["name"] is not None and row["name"] not in out:
                 out.append(str(row["name"]))
-        return out
+        # The index's fuzzy scores favour short names; order by how alike the names read.
+        alike = rank_similar(name, out, limit)
+        return alike + [n for n in out if n not in alike]
 
     def relation_types(self, *, fresh: bool = False) -> set[str]:
         """Names that may be relation types (mode "types": every relationship type token but the
@@ -157,14 +161,55 @@ class Resolver:
         return sorted(set(found)), unknown
 
     def close_types(self, name: str, limit: int = 5) -> list[str]:
-        """Known relation types sharing a word with ``name``: the suggestion for a typo."""
-        words = {w for w in relation_type_name(name).split("_") if w}
-        scored = sorted(
-            (-len(words & set(t.split("_"))), t)
-            for t in self.relation_types()
-            if words & set(t.split("_"))
-        )
-        return [t for _, t in scored[:limit]]
+        """Known relation types most like ``name`` (string similarity of the UPPER_SNAKE forms,
+        shared words first): the suggestion for a typo, best first."""
+        return rank_similar(relation_type_name(name), self.relation_types(), limit, split="_")
+
+    def forgiving_type(self, name: str) -> str | None:
+        """The one known relation type whose normalised name (case, separators, plural and verb
+        endings) equals ``name``'s — ``orbit`` -> ``ORBITS`` — else None (none, or ambiguous)."""
+        key = type_key(name)
+        matches = sorted(t for t in self.relation_types() if type_key(t) == key)
+        if len(matches) != 1 or not self._in_use(matches[0]):
+            return None
+        return matches[0]
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[^0-9A-Za-z]+")
+
+
+def stem(word: str) -> str:
+    """A word without its plural or verb ending: ORBITS, ORBITED, ORBITING -> ORBIT."""
+    for ending, keep in (("IES", "Y"), ("ING", ""), ("ED", ""), ("ES", ""), ("S", "")):
+        if word.endswith(ending) and len(word) - len(ending) >= 3 and not word.endswith("SS"):
+            return word[: len(word) - len(ending)] + keep
+    return word
+
+
+def type_key(name: str) -> tuple[str, ...]:
+    """A relation type's normalised name: words, upper case, stemmed (``orbit``, ``Orbits``,
+    ``ORBITED`` and ``orbits`` all read ``("ORBIT",)``)."""
+    words = _SEPARATORS.split(_CAMEL.sub("_", name).upper().replace("_", " "))
+    return tuple(stem(w) for w in words if w)
+
+
+def rank_similar(
+    name: str, candidates: Iterable[str], limit: int, *, split: str | None = None
+) -> list[str]:
+    """``candidates`` most like ``name``, best first: shared words (when ``split`` cuts names
+    into words), then difflib's similarity ratio, then the name; weak matches left out."""
+    target = name.casefold()
+    words = set(target.split(split)) - {""} if split else set()
+    scored: list[tuple[int, float, str]] = []
+    for cand in candidates:
+        folded = cand.casefold()
+        shared = len(words & set(folded.split(split))) if split else 0
+        ratio = difflib.SequenceMatcher(None, target, folded).ratio()
+        if shared or ratio >= 0.6:
+            scored.append((-shared, -ratio, cand))
+    scored.sort()
+    return [cand for _, _, cand in scored[:limit]]
 
 
 def _lowest_tier(rows: list[dict[str, Any]]) -> list[str]:
