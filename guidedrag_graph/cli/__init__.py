@@ -79,6 +79,11 @@ _LAZY: dict[str, tuple[str, str, str]] = {
         "cypher",
         "Print the Cypher of a selection as a Neo4j Browser script (:param lines + query).",
     ),
+    "mcp": (
+        "guidedrag_graph.cli.mcp_cmd",
+        "mcp_command",
+        "Serve GuidedRAG's read-only tools to an MCP client over stdio.",
+    ),
     "calibrate": (
         "guidedrag_graph.cli.calibrate_cmd",
         "calibrate_command",
