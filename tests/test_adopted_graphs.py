@@ -154,6 +154,12 @@ def test_load_sample_then_wipe_asks(driver: Driver, settings: Settings, tmp_path
     loaded = run_cli(["load", "--sample", "--no-progress"], env, cwd=tmp_path)
     assert loaded.returncode == 0, loaded.stderr
     assert "loaded" in loaded.stdout and "397 chunks" in loaded.stdout
+    migrated = cli_json(["migrate"], settings, tmp_path)
+    assert migrated == {"applied": []}  # load migrated already
+    states = run_cli(["migrate", "--status", "--json"], env, cwd=tmp_path)
+    rows = json.loads(states.stdout)
+    assert rows and all(r["state"] in ("applied", "not-for-this-server") for r in rows)
+    assert all(r["migration"].startswith("V") for r in rows)
     both = run_cli(["load", "--sample", str(tmp_path)], env, cwd=tmp_path)
     assert "BUNDLE_DIR or --sample" in error_line(both)
     declined = run_cli(["kb", "wipe"], env, cwd=tmp_path, input="n\n")
