@@ -17,10 +17,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from neo4j import Driver
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import ServerInfo, connect, procedure_available, read_query, server_info
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
@@ -30,6 +32,61 @@ _T = TypeVar("_T")
 RANK_PROCEDURE = "guidedrag.rank"
 # auto's tiers in one call; plugins built before it have guidedrag.rank only.
 RANK_TIERS_PROCEDURE = "guidedrag.rankTiers"
+
+
+# The settings `guidedrag kb adopt` (and `kb embed-entities`) record in the graph: what a command
+# on an adopted graph would otherwise need set by hand. A setting the user set wins.
+ADOPTED_SETTINGS = (
+    "vector_index_name",
+    "entity_fulltext_index_name",
+    "entity_vector_index_name",
+)
+_SCHEMA_SETTINGS = ("schema_preset", "schema_file")
+
+
+def adoption_record(driver: Driver, database: str) -> dict[str, Any]:
+    """What adoption recorded in the graph (``{}`` when it was never adopted): one READ query."""
+    rows = read_query(driver, templates.query("adoption_settings"), database=database)
+    return dict(rows[0]["record"]) if rows else {}
+
+
+def adopted_settings(settings: Settings, record: dict[str, Any]) -> dict[str, Any]:
+    """The settings ``record`` supplies, less those the user set (environment, .env, code).
+
+    The schema (preset or mapping file) comes from the record only when neither is set; a mapping
+    file that has since moved is not used (then the configured preset stays, and a mismatch says
+    what to fix).
+    """
+    chosen = settings.model_fields_set
+    update: dict[str, Any] = {
+        name: str(record[name])
+        for name in ADOPTED_SETTINGS
+        if record.get(name) and name not in chosen
+    }
+    if not chosen & set(_SCHEMA_SETTINGS):
+        recorded_file = record.get("schema_file")
+        if recorded_file and Path(str(recorded_file)).is_file():
+            update["schema_file"] = Path(str(recorded_file))
+        elif record.get("schema_preset") and record["schema_preset"] != "custom":
+            update["schema_preset"] = str(record["schema_preset"])
+    return {k: v for k, v in update.items() if getattr(settings, k) != v}
+
+
+def adopted_schema(schema: SchemaMapping, record: dict[str, Any]) -> SchemaMapping:
+    """``schema`` with what adoption found about the graph's own layout — the document property
+    that reads as a title when the mapped one is absent — if ``schema`` is the mapping adopted."""
+    title = record.get("document_title")
+    if not title or str(record.get("schema_preset")) != schema.preset:
+        return schema
+    return schema.model_copy(update={"document_title": str(title)})
+
+
+def with_adoption(driver: Driver, settings: Settings) -> tuple[Settings, dict[str, Any]]:
+    """``settings`` completed from the graph's adoption record (the same object when the graph
+    was never adopted or the user set everything it records), and the record."""
+    record = adoption_record(driver, settings.neo4j_database)
+    update = adopted_settings(settings, record)
+    return (settings.model_copy(update=update) if update else settings), record
 
 
 class ExpiringCache:
@@ -102,15 +159,23 @@ class GraphContext:
         driver: Driver | None = None,
         schema: SchemaMapping | None = None,
     ) -> GraphContext:
-        """A context for ``settings`` (default: from the environment), connecting if needed."""
+        """A context for ``settings`` (default: from the environment), connecting if needed.
+
+        On a graph ``guidedrag kb adopt`` adopted, what it recorded (the vector and full-text
+        index names, the schema preset or mapping file) fills in every setting the user did not
+        set, so an adopted graph needs no variable set by hand; ``schema``, when given, wins.
+        """
         settings = settings or Settings()
         owns = driver is None
-        return cls(
-            driver=connect(settings) if driver is None else driver,
-            settings=settings,
-            schema=schema or schema_from_settings(settings),
-            owns_driver=owns,
-        )
+        driver = connect(settings) if driver is None else driver
+        try:
+            settings, record = with_adoption(driver, settings)
+            schema = schema or adopted_schema(schema_from_settings(settings), record)
+        except Exception:
+            if owns:
+                driver.close()
+            raise
+        return cls(driver=driver, settings=settings, schema=schema, owns_driver=owns)
 
     # ------------------------------------------------------------------------ lifecycle
     def close(self) -> None:

@@ -32,6 +32,7 @@ def run_cli(
     *,
     cwd: Path,
     timeout: float = 300,
+    input: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``guidedrag ARGS`` in ``cwd``; bytes arguments reach argv as given (not UTF-8 ones too)."""
     cmd: list[str | bytes] = [sys.executable, "-m", "guidedrag_graph.cli", *args]
@@ -44,6 +45,7 @@ def run_cli(
         errors="replace",
         timeout=timeout,
         check=False,
+        input=input,
     )
 
 

@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "vocabulary": 0,
     "config": 0,
+    "env_check": 0,
     "resources": 0,
     "db": 0,
     "schema": 0,

@@ -12,6 +12,7 @@ model is replaced: the GraphDocuments come from the corpus tables. The writer ca
 from __future__ import annotations
 
 from hashlib import md5
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from guidedrag_graph.kb.adopt import adopt
 from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping, schema_mismatch
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.schema import PRESETS
+from tests.adopted_cli import check_adopted_graph_needs_no_variable
 from tests.builders_corpus import DOCUMENTS, ENTITIES, extract
 from tests.conftest import wipe
 
@@ -89,8 +91,8 @@ def graph(apoc_driver: Driver, apoc_settings: Settings, embedder: Embedder) -> S
     build_with_langchain(apoc_settings, embedder)
     settings = apoc_settings.model_copy(update={"schema_preset": "langchain"})
     report = adopt(apoc_driver, settings, PRESET)
-    assert report.vector_index_name == "vector"  # LangChain's own index, reused
-    return settings.model_copy(update={"vector_index_name": "vector"})
+    assert report.vector_index_name == "vector"  # LangChain's own index, reused and recorded
+    return settings  # no GUIDEDRAG_VECTOR_INDEX_NAME: every command reads the adoption record
 
 
 def _doc_id(title: str) -> str:
@@ -137,3 +139,17 @@ def test_inspect_proposes_the_preset(apoc_driver: Driver, graph: Settings) -> No
     }
     assert {name: getattr(proposed, name) for name in fields} == fields
     assert any("own document" in note for note in notes)
+
+
+def test_adopted_langchain_graph_needs_no_variable(
+    apoc_settings: Settings, graph: Settings, tmp_path: Path
+) -> None:
+    seen = check_adopted_graph_needs_no_variable(
+        apoc_settings,
+        tmp_path,
+        preset="langchain",
+        question="How often does Phobos orbit Mars?",
+        entity="Phobos",
+        title="Mars",
+    )
+    assert seen["adopt"]["vector_index_name"] == "vector"

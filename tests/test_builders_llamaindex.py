@@ -14,6 +14,7 @@ the store's calls work on 6.x, so CI installs it with ``--no-deps`` (see .ci/run
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from guidedrag_graph.kb.adopt import adopt
 from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping, schema_mismatch
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.schema import PRESETS
+from tests.adopted_cli import check_adopted_graph_needs_no_variable
 from tests.builders_corpus import DOCUMENTS, ENTITIES, extract
 from tests.conftest import wipe
 
@@ -153,3 +155,18 @@ def test_inspect_proposes_the_preset(apoc_driver: Driver, graph: Settings) -> No
         "document_title",
     ):
         assert getattr(proposed, name) == getattr(PRESET, name), name
+
+
+def test_adopted_llamaindex_graph_needs_no_variable(
+    apoc_settings: Settings, graph: Settings, tmp_path: Path
+) -> None:
+    seen = check_adopted_graph_needs_no_variable(
+        apoc_settings,
+        tmp_path,
+        preset="llamaindex",
+        question="How often does Phobos orbit Mars?",
+        entity="Phobos",
+        title="Mars",
+    )
+    # nothing on the graph indexed the entity names: embed-entities made the index
+    assert seen["embed"]["vector_index_created"] is True

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +25,7 @@ from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping, schema_mi
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.schema import ELEMENT_ID, PRESETS
 from guidedrag_graph.selection.selector import Selector
+from tests.adopted_cli import check_adopted_graph_needs_no_variable
 from tests.builders_corpus import DOCUMENTS, ENTITIES, RELATIONS, chunk_text_in_prompt, extract
 from tests.conftest import wipe
 
@@ -117,9 +119,9 @@ def graph(apoc_driver: Driver, apoc_settings: Settings, embedder: Embedder) -> S
     report = adopt(apoc_driver, settings, PRESETS["neo4j-graphrag-builder"])
     # Neo4j allows one vector index per property: adopt reuses the user's and says so.
     assert report.vector_index_name == USER_INDEX
-    assert any("GUIDEDRAG_VECTOR_INDEX_NAME=graphrag_chunks" in n for n in report.notes)
+    assert any("'graphrag_chunks'" in n and "recorded" in n for n in report.notes)
     assert report.name_keys_written == len(ENTITIES)
-    return settings.model_copy(update={"vector_index_name": USER_INDEX})
+    return settings  # no GUIDEDRAG_VECTOR_INDEX_NAME: every command reads the adoption record
 
 
 def _chunk_element_ids(driver: Driver) -> dict[str, str]:
@@ -180,13 +182,15 @@ def test_a_preset_that_does_not_fit_says_what_the_graph_has(
 ) -> None:
     # The loader-shaped neo4j-graphrag preset reads `id`, which this writer never sets.
     mismatch = schema_mismatch(apoc_driver, graph.neo4j_database, PRESETS["neo4j-graphrag"])
-    assert mismatch is not None and "'id'" in mismatch and "elementId()" in mismatch
+    assert mismatch is not None and "'id'" in mismatch
+    assert "fits preset 'neo4j-graphrag-builder'" in mismatch  # the preset that fits, named
     wrong = graph.model_copy(update={"schema_preset": "guidedrag"})
     prep = Selector(GraphContext.open(wrong, apoc_driver)).prepare("entity('Euro')")
     assert prep.empty is not None
     assert "no entity named 'Euro'" in prep.empty.message
     assert ":Entity entity nodes, but there are none" in prep.empty.message
-    assert ":__Entity__ (8)" in prep.empty.message and "guidedrag kb inspect" in prep.empty.message
+    assert ":__Entity__ (8)" in prep.empty.message
+    assert "guidedrag kb adopt --preset neo4j-graphrag-builder" in prep.empty.message
 
 
 def test_adopt_drop_removes_only_what_adopt_made(apoc_driver: Driver, graph: Settings) -> None:
@@ -205,3 +209,17 @@ def test_adopt_drop_removes_only_what_adopt_made(apoc_driver: Driver, graph: Set
         "THEN 1 END) AS records"
     ).records[0]
     assert left["keys"] == 0 and left["records"] == 0
+
+
+def test_adopted_builder_graph_needs_no_variable(
+    apoc_settings: Settings, graph: Settings, tmp_path: Path
+) -> None:
+    seen = check_adopted_graph_needs_no_variable(
+        apoc_settings,
+        tmp_path,
+        preset="neo4j-graphrag-builder",
+        question="How often does Phobos orbit Mars?",
+        entity="Phobos",
+        title="Mars",
+    )
+    assert seen["adopt"]["vector_index_name"] == USER_INDEX  # the user's own, remembered

@@ -48,9 +48,10 @@ def test_config_command_masks_secrets(monkeypatch: pytest.MonkeyPatch, tmp_path:
     assert "sk-verysecretkey42" not in result.output
     # Fully masked: not even the last characters (they narrow a guess).
     lines = dict(line.split(None, 1) for line in result.output.splitlines() if line.strip())
-    assert lines["neo4j_password"].strip() == "****"
-    assert lines["openai_api_key"].strip() == "****"
-    assert "neo4j_uri" in result.output
+    assert lines["NEO4J_PASSWORD"].strip() == "****"
+    assert lines["OPENAI_API_KEY"].strip() == "****"
+    # named by the variables to set, not the Python field names
+    assert "NEO4J_URI" in lines and "GUIDEDRAG_TOP_K" in lines and "top_k" not in lines
 
 
 def test_config_strips_credentials_from_uris(
@@ -64,8 +65,8 @@ def test_config_strips_credentials_from_uris(
     assert "uri-password" not in result.output and "token-in-url" not in result.output
     assert "admin" not in result.output and "user:" not in result.output
     data = json.loads(result.output)
-    assert data["neo4j_uri"] == "neo4j+s://****@db.example.com:7687"
-    assert data["openai_base_url"] == "https://****@llm.example.com/v1"
+    assert data["NEO4J_URI"] == "neo4j+s://****@db.example.com:7687"
+    assert data["OPENAI_BASE_URL"] == "https://****@llm.example.com/v1"
 
 
 @pytest.mark.parametrize(

@@ -7,12 +7,20 @@ own ``cypher/`` and ``migrations/`` cannot stand in for the packaged ones.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import venv as venv_module
+import zipfile
 from pathlib import Path
 
 import pytest
+from neo4j import Driver
+
+from guidedrag_graph.config import Settings
+from guidedrag_graph.kb import read_bundle, sample_kb_dir
+from tests.conftest import wipe
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,3 +88,99 @@ def test_installed_wheel_finds_its_templates_migrations_and_sample_kb(tmp_path: 
     assert int(out[0]) == len(list((REPO_ROOT / "migrations").glob("V*.cypher")))
     assert int(out[1]) == len(list((REPO_ROOT / "cypher").glob("*.cypher")))
     assert out[2] == "True"
+
+
+@pytest.mark.slow
+def test_readme_install_lines_work_in_a_fresh_venv(
+    tmp_path: Path, driver: Driver, settings: Settings
+) -> None:
+    """The README's "As a library" lines, for real: the wheel into a new venv whose
+    dependencies come from PyPI, then ``guidedrag load --sample`` and ``guidedrag retrieve`` from
+    that venv's own console script, outside the checkout, against the test server."""
+    wheels, venv = tmp_path / "wheels", tmp_path / "venv"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(wheels),
+            str(REPO_ROOT),
+        ],
+        check=True,
+        cwd=tmp_path,
+    )
+    wheel = next(wheels.glob("guidedrag_graph-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        extras = {
+            line.split(":", 1)[1].strip()
+            for line in archive.read(metadata).decode().splitlines()
+            if line.startswith("Provides-Extra:")
+        }
+    assert {"langchain", "llamaindex", "mcp"} <= extras  # the README's pip install [extras]
+    venv_module.create(venv, with_pip=True, clear=True)
+    pip = [
+        str(venv / "bin" / "python"),
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "--disable-pip-version-check",
+    ]
+    # Without PYTHONPATH: the checkout (and the egg-info a wheel build leaves in it) would pass
+    # for an installed guidedrag-graph, and pip would skip the wheel.
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    subprocess.run([*pip, str(wheel)], check=True, cwd=tmp_path, env=clean, timeout=1200)
+
+    env = {
+        "PATH": f"{venv / 'bin'}:{os.environ.get('PATH', '')}",
+        "HOME": os.environ.get("HOME", str(tmp_path)),
+        "NEO4J_URI": settings.neo4j_uri,
+        "NEO4J_PASSWORD": settings.neo4j_password.get_secret_value(),
+        "GUIDEDRAG_EMBEDDING_CACHE_DIR": str(tmp_path / "embeddings"),
+    }
+    where = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import guidedrag_graph; print(guidedrag_graph.__file__)",
+        ],
+        check=True,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    assert Path(where).is_relative_to(venv), where  # the installed copy, not the checkout
+    guidedrag = str(venv / "bin" / "guidedrag")
+    wipe(driver)
+    loaded = subprocess.run(
+        [guidedrag, "load", "--sample", "--no-progress"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert loaded.returncode == 0, loaded.stderr
+    assert "397 chunks" in loaded.stdout, loaded.stdout
+    question = read_bundle(sample_kb_dir()).questions[0]
+    assert question.semantics is not None
+    found = subprocess.run(
+        [guidedrag, "retrieve", question.question, "--json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert found.returncode == 0, found.stderr
+    chunks = json.loads(found.stdout)["chunks"]
+    assert len(chunks) == 5 and all(c["id"].startswith("mq-") for c in chunks)

@@ -79,6 +79,11 @@ _LAZY: dict[str, tuple[str, str, str]] = {
         "cypher",
         "Print the Cypher of a selection as a Neo4j Browser script (:param lines + query).",
     ),
+    "mcp": (
+        "guidedrag_graph.cli.mcp_cmd",
+        "mcp_command",
+        "Serve GuidedRAG's read-only tools to an MCP client over stdio.",
+    ),
     "calibrate": (
         "guidedrag_graph.cli.calibrate_cmd",
         "calibrate_command",
@@ -162,6 +167,16 @@ def _configure_logging(debug: bool) -> None:
         driver_log.propagate = False
 
 
+def _warn_unknown_variables() -> None:
+    """A misspelt GUIDEDRAG_* variable is one warning line, not silently without effect."""
+    if not any(name.startswith("GUIDEDRAG_") for name in os.environ):
+        return  # nothing to check: --help need not import the settings
+    from guidedrag_graph.env_check import unknown_variables
+
+    for warning in unknown_variables(os.environ):
+        click.echo(f"warning: {warning}", err=True)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: every failure prints as one ``error: ...`` line (exit 2), never a traceback.
 
@@ -173,6 +188,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = _debug()
     _configure_logging(debug)
+    _warn_unknown_variables()
     bad_argument = failure.undecodable_argument(args)
     if bad_argument is not None:
         click.echo(f"error: {bad_argument}", err=True)

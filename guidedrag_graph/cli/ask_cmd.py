@@ -45,6 +45,11 @@ def stated_semantics(
     )
 
 
+def _shown_id(chunk_id: str, short: str) -> str:
+    """A builder's element id or hash with its short readable form first (issue 21)."""
+    return chunk_id if short == chunk_id else f"{short} {chunk_id}"
+
+
 def _print_chunks(result: RetrievalResult, *, width: int = 110) -> None:
     for rank, chunk in enumerate(result.chunks, 1):
         member = "" if chunk.in_selection is None else (" sel" if chunk.in_selection else " U  ")
@@ -52,7 +57,7 @@ def _print_chunks(result: RetrievalResult, *, width: int = 110) -> None:
             member = f" {chunk.tier or 'U'}+{chunk.boost:g}"
         title = chunk.document_title or chunk.document_id or "?"
         click.echo(
-            f"  {rank:>2}. {chunk.id:<28} cos={chunk.cosine:.4f} "
+            f"  {rank:>2}. {_shown_id(chunk.id, chunk.short_id):<28} cos={chunk.cosine:.4f} "
             f"score={chunk.score:.4f}{member}  [{title}]"
         )
         text = " ".join(chunk.text.split())

@@ -25,18 +25,40 @@ def load_settings() -> Settings:
     return _load_settings()
 
 
+# The adoption record of the graph this command connected to (driver_for), for schema_of.
+_ADOPTION: dict[str, Any] = {}
+
+
 def schema_of(settings: Settings) -> SchemaMapping:
+    """The settings' schema mapping, with what adoption found about the graph (after
+    ``driver_for``: e.g. the document property that reads as a title)."""
+    from guidedrag_graph.context import adopted_schema
     from guidedrag_graph.schema import schema_from_settings
 
-    return schema_from_settings(settings)
+    return adopted_schema(schema_from_settings(settings), _ADOPTION)
 
 
 @contextmanager
 def driver_for(settings: Settings) -> Iterator[Driver]:
+    """A connected driver, closed on exit.
+
+    On a graph ``guidedrag kb adopt`` adopted, ``settings`` is completed in place from the
+    adoption record (index names, schema preset or mapping file; settings the user set win), so
+    the ``schema_of(settings)`` and ``GuidedRAG(settings, ...)`` that follow see the graph as
+    adopted with no variable set by hand (``kb adopt`` run again keeps what it recorded).
+    """
+    from guidedrag_graph.cli import failure
+    from guidedrag_graph.context import adopted_settings, adoption_record
     from guidedrag_graph.db import connect
 
     driver = connect(settings)
     try:
+        record = adoption_record(driver, settings.neo4j_database)
+        _ADOPTION.clear()
+        _ADOPTION.update(record)
+        failure.note_adopted_graph(bool(record))
+        for name, value in adopted_settings(settings, record).items():
+            setattr(settings, name, value)
         yield driver
     finally:
         driver.close()

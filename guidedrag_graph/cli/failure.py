@@ -112,6 +112,16 @@ def _unicode_error(exc: UnicodeError) -> str:
     return f"text encoding problem: {exc}"
 
 
+# Whether the command connected to a graph `guidedrag kb adopt` adopted (cli/common.driver_for):
+# there, `guidedrag migrate` is never the advice (it would add constraints to the user's data).
+_ADOPTED_GRAPH = False
+
+
+def note_adopted_graph(adopted: bool) -> None:
+    global _ADOPTED_GRAPH
+    _ADOPTED_GRAPH = adopted
+
+
 _GQL_STATUS = re.compile(r"^[0-9A-Z]{5}: ")
 _INDEX_MISSING = re.compile(
     r"no such (?:vector )?(?:schema )?index|index .* (?:does not exist|not found)|"
@@ -144,9 +154,16 @@ def _driver_error(exc: Exception) -> str | None:
                 f"(SHOW DATABASES lists them)"
             )
         if _INDEX_MISSING.search(message):
+            fix = (
+                "`guidedrag kb adopt` creates what an adopted graph needs (and "
+                "`guidedrag kb embed-entities` the entity-name index)"
+                if _ADOPTED_GRAPH
+                else "create the indexes with `guidedrag migrate` (a KB guidedrag loaded) or "
+                "`guidedrag kb adopt` (a graph another tool wrote)"
+            )
             return (
-                f"{message.rstrip('.')} (Neo4j{_where()}): create the indexes with "
-                f"`guidedrag migrate`; `guidedrag kb stats` lists those present"
+                f"{message.rstrip('.')} (Neo4j{_where()}): {fix}; `guidedrag kb stats` lists "
+                f"those present"
             )
         if isinstance(exc, nx.TransientError):
             return f"Neo4j could not finish a query ({code}): {message}; rerun the command"

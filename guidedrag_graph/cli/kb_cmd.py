@@ -1,5 +1,5 @@
-"""``guidedrag load``, the ``guidedrag kb`` group (stats, embed-entities, inspect, adopt) and
-``guidedrag datasets musique``."""
+"""``guidedrag load``, the ``guidedrag kb`` group (stats, embed-entities, inspect, adopt, wipe)
+and ``guidedrag datasets musique``."""
 
 from __future__ import annotations
 
@@ -22,7 +22,14 @@ def _with_overrides(settings: Settings, preset: str | None, relation_mode: str |
 
 
 @click.command()
-@click.argument("bundle_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument(
+    "bundle_dir", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
+@click.option(
+    "--sample",
+    is_flag=True,
+    help="load the sample KB bundled with the package (MuSiQue subset) instead of BUNDLE_DIR",
+)
 @click.option("--batch-size", default=DEFAULT_BATCH_SIZE, show_default=True, type=int)
 @click.option(
     "--preset",
@@ -47,7 +54,8 @@ def _with_overrides(settings: Settings, preset: str | None, relation_mode: str |
 @click.option("--no-progress", is_flag=True, help="no progress bars")
 @click.option("--json", "as_json", is_flag=True, help="print the load report as JSON")
 def load(
-    bundle_dir: Path,
+    bundle_dir: Path | None,
+    sample: bool,
     batch_size: int,
     preset: str | None,
     relation_mode: Literal["types", "property"] | None,
@@ -56,7 +64,16 @@ def load(
     no_progress: bool,
     as_json: bool,
 ) -> None:
-    """Load a KB bundle (idempotent; rerun after a crash to finish the job)."""
+    """Load a KB bundle (idempotent; rerun after a crash to finish the job).
+
+    BUNDLE_DIR is a bundle folder (docs/bundles.md); --sample loads the bundled sample KB.
+    """
+    if sample == (bundle_dir is not None):
+        raise click.UsageError("give BUNDLE_DIR or --sample (one of them)")
+    if bundle_dir is None:
+        from guidedrag_graph.kb import sample_kb_dir
+
+        bundle_dir = sample_kb_dir()
     settings = _with_overrides(load_settings(), preset, relation_mode)
     schema = schema_of(settings)
     if bulk:
@@ -119,9 +136,8 @@ def kb() -> None:
 def stats(preset: str | None, relation_mode: str | None, as_json: bool) -> None:
     """Documents, chunks, entities, relations, relation types, missing embeddings, indexes."""
     settings = _with_overrides(load_settings(), preset, relation_mode)
-    schema = schema_of(settings)
     with driver_for(settings) as driver:
-        data = kb_stats(driver, settings, schema)
+        data = kb_stats(driver, settings, schema_of(settings))
     if as_json:
         echo_json(data)
         return
@@ -148,15 +164,31 @@ def stats(preset: str | None, relation_mode: str | None, as_json: bool) -> None:
 
 
 @kb.command("embed-entities")
-@click.option("--batch-size", default=256, show_default=True, type=int)
-def embed_entities(batch_size: int) -> None:
-    """Store entity-name embeddings (for the embedding and hybrid taggers)."""
-    from guidedrag_graph.kb.entity_names import embed_entity_names
+@click.option("--batch-size", default=256, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--no-progress", is_flag=True, help="no progress bar")
+@click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
+def embed_entities(batch_size: int, no_progress: bool, as_json: bool) -> None:
+    """Store entity-name embeddings and their vector index (for the embedding and hybrid
+    taggers); on an adopted graph the index is created and recorded."""
+    from guidedrag_graph.kb.entity_names import embed_entity_names_and_index
 
     settings = load_settings()
     with driver_for(settings) as driver:
-        done = embed_entity_names(driver, settings, schema_of(settings), batch_size=batch_size)
-    click.echo(f"embedded {done} entity names")
+        report = embed_entity_names_and_index(
+            driver,
+            settings,
+            schema_of(settings),
+            batch_size=batch_size,
+            progress=not no_progress and not as_json,
+        )
+    if as_json:
+        echo_json(report.to_dict())
+        return
+    click.echo(f"embedded {report.embedded} entity names")
+    verb = "created" if report.vector_index_created else "uses"
+    click.echo(f"{verb} the entity-name vector index {report.vector_index_name}")
+    for note in report.notes:
+        click.echo(f"note: {note}")
 
 
 @click.group()
@@ -206,6 +238,7 @@ def musique(
 
 
 # --- existing graphs: kb inspect / kb adopt (docs/existing-kgs.md) ---------------------------
+_ADOPTABLE = ("guidedrag", "neo4j-graphrag", "neo4j-graphrag-builder", "langchain", "llamaindex")
 _schema_option = click.option(
     "--schema",
     "schema_file",
@@ -231,13 +264,19 @@ def _settings_with_schema(schema_file: Path | None) -> Settings:
 @click.option("--json", "as_json", is_flag=True, help="print the layout and proposal as JSON")
 def inspect_cmd(out: Path | None, sample: int, as_json: bool) -> None:
     """Read an existing graph's layout and propose a schema mapping file (changes nothing)."""
-    from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping, schema_mismatch
+    from guidedrag_graph.kb.inspect import (
+        fitting_preset,
+        inspect_graph,
+        propose_mapping,
+        schema_mismatch,
+    )
     from guidedrag_graph.schema import mapping_document, to_toml
 
     settings = load_settings()
     with driver_for(settings) as driver:
         layout = inspect_graph(driver, settings.neo4j_database, sample=sample)
         proposed, notes = propose_mapping(layout)
+        preset = fitting_preset(driver, settings.neo4j_database, layout.labels)
         try:
             current = schema_mismatch(driver, settings.neo4j_database, schema_of(settings))
         except GuidedRAGError as exc:
@@ -257,6 +296,7 @@ def inspect_cmd(out: Path | None, sample: int, as_json: bool) -> None:
                 "mapping": mapping_document(proposed),
                 "notes": notes,
                 "configured_mapping_mismatch": current,
+                "fitting_preset": preset,
             }
         )
     else:
@@ -276,6 +316,15 @@ def inspect_cmd(out: Path | None, sample: int, as_json: bool) -> None:
             "configured mapping: "
             + ("fits this graph" if current is None else f"does not fit: {current}")
         )
+        if preset is not None:
+            click.echo(
+                f"fitting preset: {preset} — adopt with `guidedrag kb adopt --preset {preset}`"
+            )
+        else:
+            click.echo(
+                "fitting preset: none — write the mapping below to a file (--out mapping.toml), "
+                "check it, then `guidedrag kb adopt --schema mapping.toml`"
+            )
     if out is not None:
         out.write_text(text, encoding="utf-8")
         if not as_json:
@@ -290,27 +339,86 @@ def inspect_cmd(out: Path | None, sample: int, as_json: bool) -> None:
 
 @kb.command("adopt")
 @_schema_option
+@click.option(
+    "--preset",
+    type=click.Choice(sorted(_ADOPTABLE)),
+    default=None,
+    help="the builder's layout (default: GUIDEDRAG_SCHEMA_PRESET, else what adopt recorded); "
+    "`guidedrag kb inspect` names the one that fits",
+)
 @click.option("--drop", is_flag=True, help="undo: drop what adopt created, nothing else")
+@click.option("--no-progress", is_flag=True, help="no progress bar")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
-def adopt_cmd(schema_file: Path | None, drop: bool, as_json: bool) -> None:
+def adopt_cmd(
+    schema_file: Path | None, preset: str | None, drop: bool, no_progress: bool, as_json: bool
+) -> None:
     """Create only what guided retrieval needs on an existing graph (full-text index on entity
-    names, name_key, chunk vector index); --drop undoes it."""
+    names, name_key, chunk vector index) and record it, so later commands need no variable set;
+    --drop undoes it."""
     from guidedrag_graph.errors import ConfigurationError
     from guidedrag_graph.kb.adopt import adopt, unadopt
     from guidedrag_graph.kb.inspect import schema_mismatch
 
     settings = _settings_with_schema(schema_file)
-    schema = schema_of(settings)
+    if preset is not None:
+        settings = settings.model_copy(update={"schema_preset": preset})
     with driver_for(settings) as driver:
+        schema = schema_of(settings)
         if drop:
             report = unadopt(driver, settings, schema)
         else:
             mismatch = schema_mismatch(driver, settings.neo4j_database, schema)
             if mismatch is not None:
                 raise ConfigurationError(mismatch)
-            report = adopt(driver, settings, schema)
+            report = adopt(driver, settings, schema, progress=not no_progress and not as_json)
     if as_json:
         echo_json(report.to_dict())
         return
     for line in report.lines() or ["nothing to do"]:
         click.echo(line)
+
+
+@kb.command("wipe")
+@click.option("--yes", is_flag=True, help="do not ask")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="also wipe a graph guidedrag did not load (an adopted or foreign graph: its data goes)",
+)
+@click.option("--json", "as_json", is_flag=True, help="print what was deleted as JSON")
+def wipe(yes: bool, force: bool, as_json: bool) -> None:
+    """Delete the KB's documents, chunks and entities (indexes and migrations stay)."""
+    from guidedrag_graph.context import adoption_record
+    from guidedrag_graph.db import read_query
+    from guidedrag_graph.errors import ConfigurationError
+    from guidedrag_graph.evaluation.kb_queries import clear_kb
+    from guidedrag_graph.kb.stats import kb_stats
+    from guidedrag_graph.templates import query
+
+    settings = load_settings()
+    with driver_for(settings) as driver:
+        database = settings.neo4j_database
+        migrated = bool(read_query(driver, query("migration_records"), database=database))
+        adopted = bool(adoption_record(driver, database))
+        if (adopted or not migrated) and not force:
+            why = (
+                "was adopted (`guidedrag kb adopt`): its data is another tool's"
+                if adopted
+                else "was not loaded by guidedrag (no migration records)"
+            )
+            raise ConfigurationError(
+                f"this graph {why}; refusing to delete it — pass --force to delete its "
+                f"documents, chunks and entities anyway"
+            )
+        counts = kb_stats(driver, settings, schema_of(settings))
+        what = (
+            f"{counts['documents']} documents, {counts['chunks']} chunks and "
+            f"{counts['entities']} entities"
+        )
+        if not yes:
+            click.confirm(f"delete {what} from {settings.neo4j_database}?", abort=True, err=True)
+        deleted = clear_kb(driver, settings)
+    if as_json:
+        echo_json({"deleted_nodes": deleted, "database": settings.neo4j_database})
+        return
+    click.echo(f"deleted {deleted} nodes ({what})")

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 import click
 
-from guidedrag_graph.cli.common import load_settings
+from guidedrag_graph.cli.common import echo_json, load_settings
 from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, redact_uri
 from guidedrag_graph.errors import Neo4jRuntimeError
 from guidedrag_graph.runtime import PINNED_VERSIONS, LocalNeo4j, install, install_rank_plugin
@@ -110,21 +110,60 @@ def install_cmd(version: str | None, home: Path | None, with_apoc: bool, rank_pl
     click.echo(f"rank plugin: {jar} (active from the next start)")
 
 
+def _rank_plugin_jar(home: Path) -> str | None:
+    from guidedrag_graph.runtime.plugins import rank_plugin_jar
+
+    jar = rank_plugin_jar(home)
+    return None if jar is None else str(jar)
+
+
+def _ensure_rank_plugin(server: LocalNeo4j, cache_dir: Path) -> None:
+    """The rank plugin in this server's own plugins/ (any --home), or a plain warning."""
+    from guidedrag_graph.runtime.plugins import ensure_rank_plugin
+
+    jar, why = ensure_rank_plugin(server.home, cache_dir)
+    if why is None:
+        return
+    add = f"`guidedrag neo4j install --home {server.home}` once Maven is available"
+    if jar is not None:
+        click.echo(
+            f"warning: could not rebuild the rank plugin ({why}); starting with the one in "
+            f"{jar.parent}",
+            err=True,
+        )
+        return
+    click.echo(
+        f"warning: no rank plugin in {server.home / 'plugins'} ({why}): this server ranks in "
+        f"pure Cypher (slower, same results); add it with {add}, then restart",
+        err=True,
+    )
+
+
 @neo4j.command()
 @_version
 @_home
 @_bolt
 @_http
 @_apoc
+@click.option(
+    "--rank-plugin/--no-rank-plugin",
+    default=True,
+    show_default=True,
+    help="put the guidedrag.rank plugin into this server's plugins/ first (built once, cached)",
+)
 def start(
     version: str | None,
     home: Path | None,
     bolt_port: int | None,
     http_port: int | None,
     with_apoc: bool,
+    rank_plugin: bool,
 ) -> None:
     """Start in the background (auth on, loopback only) and wait until Bolt answers."""
-    server = _server(load_settings(), version, home, bolt_port, http_port, with_apoc)
+    settings = load_settings()
+    server = _server(settings, version, home, bolt_port, http_port, with_apoc)
+    if rank_plugin and not server.status().running:
+        _ensure_rank_plugin(server, settings.neo4j_cache_dir)
     if server.version not in PINNED_VERSIONS:
         click.echo(
             f"warning: Neo4j {server.version} is not one of the tested versions "
@@ -160,8 +199,13 @@ def stop(version: str | None, home: Path | None) -> None:
 @_home
 @_bolt
 @_http
+@click.option("--json", "as_json", is_flag=True, help="print the status as JSON")
 def status(
-    version: str | None, home: Path | None, bolt_port: int | None, http_port: int | None
+    version: str | None,
+    home: Path | None,
+    bolt_port: int | None,
+    http_port: int | None,
+    as_json: bool,
 ) -> None:
     """Say whether the managed server runs, with its version and ports.
 
@@ -172,6 +216,26 @@ def status(
     settings = load_settings()
     server = _server(settings, version, home, bolt_port, http_port)
     st = server.status()
+    if as_json:
+        notes = _port_notes(settings, server, st.bolt_port, st.http_port) if st.running else []
+        if not st.running and port_in_use(server.bolt_port):
+            notes.append(f"something else listens on bolt port {server.bolt_port}")
+        echo_json(
+            {
+                "running": st.running,
+                "version": st.version,
+                "pid": st.pid,
+                "uri": st.uri,
+                "bolt_port": st.bolt_port,
+                "http_port": st.http_port,
+                "home": str(st.home),
+                "rank_plugin": _rank_plugin_jar(server.home),
+                "notes": notes,
+            }
+        )
+        if not st.running:
+            raise SystemExit(1)
+        return
     if st.running:
         click.echo(
             f"running: Neo4j {st.version}, pid {st.pid}, bolt {st.uri}, "

@@ -12,11 +12,14 @@ from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, sch
 def config(as_json: bool) -> None:
     """Print the effective settings (env over .env over defaults), secrets masked.
 
-    Secrets print as ``****`` and URIs without ``user:password@``, so the output can be pasted
-    into an issue.
+    Each setting is named by the variable that sets it (NEO4J_URI, GUIDEDRAG_TOP_K, ...), so
+    a line can be copied into the environment or .env. Secrets print as ``****`` and URIs
+    without ``user:password@``, so the output can be pasted into an issue.
     """
+    from guidedrag_graph.config import env_name
+
     settings = load_settings()
-    values = settings.masked()
+    values = {env_name(field): value for field, value in settings.masked().items()}
     if as_json:
         echo_json(values)
         return
@@ -27,7 +30,8 @@ def config(as_json: bool) -> None:
 
 @click.command()
 @click.option("--status", "show_status", is_flag=True, help="list migrations and their state")
-def migrate(show_status: bool) -> None:
+@click.option("--json", "as_json", is_flag=True, help="print as JSON")
+def migrate(show_status: bool, as_json: bool) -> None:
     """Apply pending migrations in order (idempotent), or show their state."""
     from guidedrag_graph.migrate import migrate as run_migrations
     from guidedrag_graph.migrate import status as migration_status
@@ -35,11 +39,27 @@ def migrate(show_status: bool) -> None:
     settings = load_settings()
     with driver_for(settings) as driver:
         if show_status:
-            for state in migration_status(driver, settings):
+            states = migration_status(driver, settings)
+            if as_json:
+                echo_json(
+                    [
+                        {
+                            "migration": s.migration.path.name,
+                            "state": s.state,
+                            "applied_at": s.applied_at,
+                        }
+                        for s in states
+                    ]
+                )
+                return
+            for state in states:
                 when = f"  {state.applied_at}" if state.applied_at else ""
                 click.echo(f"{state.migration.path.name:<48} {state.state}{when}")
             return
         applied = run_migrations(driver, settings, schema_of(settings))
+    if as_json:
+        echo_json({"applied": [m.path.name for m in applied]})
+        return
     if applied:
         for migration in applied:
             click.echo(f"applied {migration.path.name}")

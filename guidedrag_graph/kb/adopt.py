@@ -10,14 +10,18 @@ data) and indexes the loader needs. Adoption creates only:
   (2026.06+) and the chunk id is a property, unless a vector index on the chunk embeddings
   already exists: then that one is reused and its name reported (GUIDEDRAG_VECTOR_INDEX_NAME).
 
-What it created is recorded on one ``(:__GuidedRAGAdoption)`` node, so ``--drop`` removes exactly
-that: the indexes it made and the keys it wrote. No other property, node or relationship of the
+What it created or found is recorded on one ``(:__GuidedRAGAdoption)`` node: the indexes it made
+and the keys it wrote, so ``--drop`` removes exactly that; and the names every command needs —
+the chunk vector index (created, or the builder's own), the full-text index, the schema preset or
+mapping file and with it the id mode — which ``GraphContext`` reads whenever a command connects,
+so no variable has to be set by hand afterwards. No other property, node or relationship of the
 user's is touched.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from neo4j import Driver
@@ -26,6 +30,8 @@ from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query, server_info
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.kb.batch_writes import progress_bar
+from guidedrag_graph.kb.inspect import readable_title_property
 from guidedrag_graph.migrate import vector_index_config
 from guidedrag_graph.schema import ELEMENT_ID, SchemaMapping, name_key
 
@@ -64,8 +70,12 @@ def _indexes(driver: Driver, database: str) -> list[dict[str, Any]]:
     return read_query(driver, templates.query("schema_indexes"), database=database)
 
 
-def adopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptReport:
-    """Create what guided retrieval needs on an existing graph (idempotent)."""
+def adopt(
+    driver: Driver, settings: Settings, schema: SchemaMapping, *, progress: bool = False
+) -> AdoptReport:
+    """Create what guided retrieval needs on an existing graph (idempotent), and record it with
+    the names later commands read (``context.with_adoption``). ``progress``: a bar over the
+    name keys written."""
     database = settings.neo4j_database
     report = AdoptReport()
     existing = {str(i["name"]): i for i in _indexes(driver, database)}
@@ -85,16 +95,30 @@ def adopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptRep
     key_index = f"{settings.index_prefix}_entity_name_key"
     names = {"entity_name_key_index": key_index}
     create(templates.query("adopt_name_key_index", schema, names=names), key_index)
-    report.name_keys_written = _write_name_keys(driver, database, schema)
+    report.name_keys_written = _write_name_keys(driver, database, schema, progress)
 
     _adopt_vector_index(driver, settings, schema, existing, report, create)
     previous = _record(driver, database)
-    record = {
+    record: dict[str, Any] = {
         "indexes": sorted(set(previous.get("indexes", [])) | set(created)),
         "name_key_property": schema.entity_key,
         "entity_label": schema.entity_label,
         "name_keys_written": int(previous.get("name_keys_written", 0)) + report.name_keys_written,
+        # what every later command reads (context.ADOPTED_SETTINGS and the schema)
+        "entity_fulltext_index_name": fulltext,
+        "schema_preset": schema.preset,
+        "schema_file": str(Path(settings.schema_file).resolve()) if settings.schema_file else "",
+        "chunk_id_mode": "elementId" if schema.chunk_id == ELEMENT_ID else "property",
     }
+    if report.vector_index_name:
+        record["vector_index_name"] = report.vector_index_name
+    title = readable_title_property(driver, database, schema)
+    record["document_title"] = title or ""
+    if title:
+        report.notes.append(
+            f"documents have no {schema.document_title!r}: results show their {title!r} as the "
+            f"title (recorded)"
+        )
     driver.execute_query(
         templates.query("adoption_record_write"), {"record": record}, database_=database
     )
@@ -123,13 +147,12 @@ def _adopt_vector_index(
         index = next((i for i in on_chunks if i["name"] == wanted), on_chunks[0])
         report.vector_index_name = str(index["name"])
         report.vector_index_filtered = schema.chunk_id in list(index["properties"])[1:]
+        report.reused.append(str(index["name"]))
         if index["name"] != wanted:
             report.notes.append(
-                f"the chunk embeddings already have the vector index {index['name']!r}: set "
-                f"GUIDEDRAG_VECTOR_INDEX_NAME={index['name']} (Neo4j allows one per property)"
+                f"the chunk embeddings already have the vector index {index['name']!r} (Neo4j "
+                f"allows one per property): recorded, so every command uses it"
             )
-        else:
-            report.reused.append(wanted)
         return
     rows = read_query(driver, templates.query("adopt_embedding_size", schema), database=database)
     if not rows:
@@ -164,16 +187,19 @@ def _adopt_vector_index(
         )
 
 
-def _write_name_keys(driver: Driver, database: str, schema: SchemaMapping) -> int:
+def _write_name_keys(
+    driver: Driver, database: str, schema: SchemaMapping, progress: bool = False
+) -> int:
     rows = read_query(driver, templates.query("adopt_name_keys_read", schema), database=database)
     write = templates.query("adopt_name_keys_write", schema)
     written = 0
     batch = [{"eid": r["eid"], "key": name_key(str(r["name"]))} for r in rows]
-    for start in range(0, len(batch), _BATCH):
-        records = driver.execute_query(
-            write, {"rows": batch[start : start + _BATCH]}, database_=database
-        ).records
-        written += int(records[0]["written"]) if records else 0
+    with progress_bar(len(batch), "name keys", progress and bool(batch)) as bar:
+        for start in range(0, len(batch), _BATCH):
+            part = batch[start : start + _BATCH]
+            records = driver.execute_query(write, {"rows": part}, database_=database).records
+            written += int(records[0]["written"]) if records else 0
+            bar.update(len(part))
     return written
 
 

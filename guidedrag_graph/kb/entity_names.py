@@ -1,20 +1,40 @@
 """Entity-name embeddings: what the embedding and hybrid taggers search (``guidedrag kb
-embed-entities``, migration V0006's vector index ``entity_name_embedding``).
+embed-entities``), and the vector index they search them through.
 
 A KB-maintenance step like loading, kept with the KB: the loader writes no name embeddings
-(most users never run those taggers), so this fills them in afterwards, resumably.
+(most users never run those taggers), so this fills them in afterwards, resumably. On a KB
+guidedrag loaded, migration V0006 made the index; on an adopted graph nothing did, so this
+creates it (or finds the one already on those embeddings) and records its name in the adoption
+record, which every command reads: ``--tagger embedding`` then works with no variable set.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
 
 from neo4j import Driver, RoutingControl
 
 from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import read_query
+from guidedrag_graph.db import read_query, server_info
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.kb.batch_writes import progress_bar
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
+
+
+@dataclass
+class EntityNamesReport:
+    """What ``embed_entity_names_and_index`` did (``guidedrag kb embed-entities --json``)."""
+
+    embedded: int = 0
+    vector_index_name: str | None = None
+    vector_index_created: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
 
 
 def embed_entity_names(
@@ -24,6 +44,7 @@ def embed_entity_names(
     embedder: Embedder | None = None,
     *,
     batch_size: int = 256,
+    progress: bool = False,
 ) -> int:
     """Store ``name_embedding`` on entities that lack one; returns how many were embedded.
 
@@ -32,28 +53,112 @@ def embed_entity_names(
     """
     schema = schema or schema_from_settings(settings)
     embedder = embedder or embedder_for(settings)
+    database = settings.neo4j_database
     read = templates.query("entity_name_embeddings", schema)
     write = templates.query("entity_name_embeddings_write", schema)
+    total = 0
+    if progress:
+        rows = read_query(
+            driver, templates.query("entity_name_embeddings_count", schema), database=database
+        )
+        total = int(rows[0]["missing"]) if rows else 0
     done = 0
-    while True:
-        rows = read_query(driver, read, {"limit": batch_size}, database=settings.neo4j_database)
-        if not rows:
-            return done
-        vectors = embedder.embed_passages([str(r["name"]) for r in rows])
-        summary = driver.execute_query(
-            write,
-            {
-                "rows": [
-                    {"id": r["id"], "embedding": [float(x) for x in v]}
-                    for r, v in zip(rows, vectors, strict=True)
-                ]
-            },
-            database_=settings.neo4j_database,
-            routing_=RoutingControl.WRITE,
-        ).summary
-        if summary.counters.properties_set == 0:
+    with progress_bar(total, "entity names", progress and total > 0) as bar:
+        while True:
+            rows = read_query(driver, read, {"limit": batch_size}, database=database)
+            if not rows:
+                return done
+            vectors = embedder.embed_passages([str(r["name"]) for r in rows])
+            summary = driver.execute_query(
+                write,
+                {
+                    "rows": [
+                        {"id": r["id"], "embedding": [float(x) for x in v]}
+                        for r, v in zip(rows, vectors, strict=True)
+                    ]
+                },
+                database_=database,
+                routing_=RoutingControl.WRITE,
+            ).summary
+            if summary.counters.properties_set == 0:
+                raise ConfigurationError(
+                    "entities without an id cannot get a name embedding; reload the KB with "
+                    "`guidedrag load` so every entity has an id"
+                )
+            done += len(rows)
+            bar.update(len(rows))
+
+
+def embed_entity_names_and_index(
+    driver: Driver,
+    settings: Settings,
+    schema: SchemaMapping | None = None,
+    embedder: Embedder | None = None,
+    *,
+    batch_size: int = 256,
+    progress: bool = False,
+) -> EntityNamesReport:
+    """``embed_entity_names``, then make sure the taggers' vector index exists (created with
+    the configured name, or the one already over the name embeddings reused) and is recorded
+    on an adopted graph."""
+    schema = schema or schema_from_settings(settings)
+    report = EntityNamesReport()
+    report.embedded = embed_entity_names(
+        driver, settings, schema, embedder, batch_size=batch_size, progress=progress
+    )
+    _ensure_index(driver, settings, schema, report)
+    return report
+
+
+def _ensure_index(
+    driver: Driver, settings: Settings, schema: SchemaMapping, report: EntityNamesReport
+) -> None:
+    from guidedrag_graph.context import adoption_record
+    from guidedrag_graph.migrate import vector_index_config
+
+    database = settings.neo4j_database
+    indexes = read_query(driver, templates.query("schema_indexes"), database=database)
+    on_names = [
+        i
+        for i in indexes
+        if i["type"] == "VECTOR"
+        and list(i["labels"] or []) == [schema.entity_label]
+        and list(i["properties"] or [])[:1] == [schema.entity_name_embedding]
+    ]
+    wanted = settings.entity_vector_index_name
+    if on_names:
+        index = next((i for i in on_names if i["name"] == wanted), on_names[0])
+        report.vector_index_name = str(index["name"])
+    else:
+        if any(i["name"] == wanted for i in indexes):
             raise ConfigurationError(
-                "entities without an id cannot get a name embedding; reload the KB with "
-                "`guidedrag load` so every entity has an id"
+                f"an index named {wanted!r} exists but is not a vector index over "
+                f":{schema.entity_label}({schema.entity_name_embedding}): set "
+                f"GUIDEDRAG_ENTITY_VECTOR_INDEX_NAME to a free name"
             )
-        done += len(rows)
+        ddl = templates.query(
+            "entity_name_vector_index", schema, names={"entity_vector_index": wanted}
+        )
+        config = vector_index_config(settings, server_info(driver, database))
+        driver.execute_query(ddl, {"vector_index_config": config}, database_=database)
+        driver.execute_query(
+            templates.query("await_indexes"), {"timeout_s": 600}, database_=database
+        )
+        report.vector_index_name = wanted
+        report.vector_index_created = True
+    record = adoption_record(driver, database)
+    if not record:
+        if report.vector_index_name != wanted:
+            report.notes.append(
+                f"the name embeddings are indexed by {report.vector_index_name!r}: set "
+                f"GUIDEDRAG_ENTITY_VECTOR_INDEX_NAME={report.vector_index_name} for the taggers"
+            )
+        return
+    created = [wanted] if report.vector_index_created else []
+    update = {
+        "indexes": sorted(set(record.get("indexes", [])) | set(created)),
+        "entity_vector_index_name": report.vector_index_name,
+    }
+    driver.execute_query(
+        templates.query("adoption_record_write"), {"record": update}, database_=database
+    )

@@ -346,12 +346,57 @@ def _listing(counts: dict[str, int], limit: int = 6) -> str:
 
 
 def schema_mismatch(driver: Driver, database: str, schema: SchemaMapping) -> str | None:
-    """One line saying how ``schema`` fails to describe the database, or ``None`` when it fits.
+    """One line saying how ``schema`` fails to describe the database, or ``None`` when it fits;
+    the line ends with the fix: the preset that does fit, or the mapping file to write.
 
-    Only cheap reads: label counts from the count store, and the property keys of a small
-    sample of the mapped chunk and entity labels. An empty database fits any mapping.
+    Only cheap reads: label counts from the count store, the relationship type names, and the
+    property keys of a small sample of the mapped chunk and entity labels. An empty database
+    fits any mapping.
     """
     counts = label_counts(driver, database)
+    problem = _misfit(driver, database, schema, counts)
+    if problem is None:
+        return None
+    return f"{problem} — {fix_for(driver, database, counts, exclude=schema.preset)}"
+
+
+def fitting_preset(
+    driver: Driver,
+    database: str,
+    counts: dict[str, int] | None = None,
+    *,
+    exclude: str | None = None,
+) -> str | None:
+    """The first schema preset that describes the database (``None``: none does)."""
+    from guidedrag_graph.schema import PRESETS
+
+    counts = counts if counts is not None else label_counts(driver, database)
+    for name, preset in PRESETS.items():
+        if name != exclude and _misfit(driver, database, preset, counts) is None:
+            return name
+    return None
+
+
+def fix_for(
+    driver: Driver, database: str, counts: dict[str, int], *, exclude: str | None = None
+) -> str:
+    """What to do about a mapping that does not fit: use the preset that does, or write one."""
+    preset = fitting_preset(driver, database, counts, exclude=exclude)
+    if preset is not None:
+        return (
+            f"this graph fits preset {preset!r}: `guidedrag kb adopt --preset {preset}` (it is "
+            f"then remembered), or GUIDEDRAG_SCHEMA_PRESET={preset}"
+        )
+    return (
+        "no preset fits: write a mapping file with `guidedrag kb inspect --out mapping.toml`, "
+        "check it, then `guidedrag kb adopt --schema mapping.toml`"
+    )
+
+
+def _misfit(
+    driver: Driver, database: str, schema: SchemaMapping, counts: dict[str, int]
+) -> str | None:
+    """How ``schema`` fails to describe the database, without the fix (``None``: it fits)."""
     if not any(n for label, n in counts.items() if label not in _INTERNAL):
         return None
     what = f"preset {schema.preset!r}" if schema.preset != "custom" else "the schema mapping"
@@ -359,7 +404,7 @@ def schema_mismatch(driver: Driver, database: str, schema: SchemaMapping) -> str
         if not counts.get(label):
             return (
                 f"{what} expects :{label} {role} nodes, but there are none; this graph has "
-                f"{_listing(counts)} — try `guidedrag kb inspect`"
+                f"{_listing(counts)}"
             )
     checks = (
         (schema.chunk_label, "chunk", (schema.chunk_id, schema.chunk_text, schema.chunk_embedding)),
@@ -372,10 +417,30 @@ def schema_mismatch(driver: Driver, database: str, schema: SchemaMapping) -> str
             have = ", ".join(sorted(props)) or "no properties"
             return (
                 f"{what} reads {role} property {', '.join(map(repr, missing))} of :{label}, but "
-                f"those nodes have {have} — map them in a file (--schema; `guidedrag kb "
-                f'inspect` proposes one), or "elementId()" for an id'
+                f"those nodes have {have}"
             )
+    types = {str(r["type"]) for r in _read(driver, database, "inspect_relationship_types", {})}
+    wanted = [t for t in (schema.mentions_type, schema.part_of_type) if t]
+    absent = [t for t in wanted if t not in types]
+    if absent:
+        return (
+            f"{what} links chunks through {', '.join(f':{t}' for t in absent)}, which this graph "
+            f"does not have"
+        )
     return None
+
+
+def readable_title_property(driver: Driver, database: str, schema: SchemaMapping) -> str | None:
+    """The document property to show as a title when the mapped one is absent from the graph's
+    documents (a LangChain or LlamaIndex source without ``title`` metadata would show its md5 or
+    uuid id instead): its ``source``/``file_name``/``path``/... (``None``: the mapped one is
+    there, or nothing better is)."""
+    props = _by_key(label_properties(driver, database, schema.document_label, sample=50))
+    if not props or schema.document_title in props:
+        return None
+    names = (*_TITLE_NAMES[:-1], schema.document_source, "source", "fileName")
+    found = _first(props, tuple(n for n in names if n != schema.document_id), True)
+    return found
 
 
 def missing_fulltext_hint(driver: Driver, database: str, index_name: str) -> str | None:

@@ -7,6 +7,7 @@ in its return value, and concurrent questions on one ``Retriever`` never share s
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,9 +28,16 @@ class RankedChunk:
     boost: float = 0.0  # auto / boost: that tier's weight, added to ``score`` for ranking
     tiers: tuple[str, ...] = field(default=(), compare=False)  # auto: every tier holding it
 
+    @property
+    def short_id(self) -> str:
+        """A short readable form of ``id`` to print beside it (``id`` stays the key): an
+        elementId (``4:<uuid>:17``) becomes ``#17``, a long hash its first 10 characters."""
+        return short_chunk_id(self.id)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
+            "short_id": self.short_id,
             "document_id": self.document_id,
             "document_title": self.document_title,
             "text": self.text,
@@ -60,6 +68,19 @@ class RankedChunk:
             boost=float(row.get("boost") or 0.0),
             tiers=tiers,
         )
+
+
+_ELEMENT_ID = re.compile(r"^\d+:[0-9a-f-]{20,}:(\d+)$")
+
+
+def short_chunk_id(chunk_id: str, width: int = 16) -> str:
+    """``chunk_id`` as a person reads it in a result list (see ``RankedChunk.short_id``)."""
+    match = _ELEMENT_ID.match(chunk_id)
+    if match:
+        return f"#{match.group(1)}"
+    if len(chunk_id) <= width:
+        return chunk_id
+    return chunk_id[: width - 6] + "…"
 
 
 def _text_or_none(value: Any) -> str | None:

@@ -162,3 +162,20 @@ def build_rank_plugin(cache_dir: Path, *, source: Path | None = None, quiet: boo
 def install_rank_plugin(home: Path, cache_dir: Path, *, quiet: bool = True) -> Path:
     """Build (or reuse) the rank plugin and put it into ``<home>/plugins``."""
     return add_plugin(home, build_rank_plugin(cache_dir, quiet=quiet), name=RANK_PLUGIN_NAME)
+
+
+def rank_plugin_jar(home: Path) -> Path | None:
+    """The rank plugin in ``<home>/plugins``, or None when that server has none."""
+    jar = home / "plugins" / RANK_PLUGIN_NAME
+    return jar if jar.is_file() else None
+
+
+def ensure_rank_plugin(home: Path, cache_dir: Path) -> tuple[Path | None, str | None]:
+    """Put the current rank plugin into ``<home>/plugins`` (built once and cached, see
+    ``build_rank_plugin``): ``(jar, None)``; or, when it cannot be built here, ``(jar already
+    there or None, why)`` so the caller can say plainly what the server lacks and how to add it.
+    """
+    try:
+        return install_rank_plugin(home, cache_dir), None
+    except Neo4jRuntimeError as exc:
+        return rank_plugin_jar(home), str(exc)
