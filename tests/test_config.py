@@ -75,7 +75,7 @@ def test_config_strips_credentials_from_uris(
         ("bolt://127.0.0.1:7687", "bolt://127.0.0.1:7687"),
         ("bolt://u:p@h:1", "bolt://****@h:1"),
         ("bolt://only-user@h", "bolt://****@h"),
-        ("https://a:b@c@host/path?q=1", "https://****@host/path?q=1"),
+        ("https://a:b@c@host/path?q=1", "https://****@host/path?****"),
         ("http://[::1]:7474", "http://[::1]:7474"),
         ("not a uri at all", "not a uri at all"),
     ],
