@@ -4,7 +4,7 @@
 // $universe tier, so no candidate outside it is ranked, however many chunks pass), and each tier
 // list `s` is narrowed to its members that pass (`tier_open` ... `tier_close`, into `f`). The
 // compiler writes the condition between the fragments (the example below: position <= $flt_0).
-// Columns (Browser): universe (chunks that pass), tier (members of the example tier that pass).
+// Columns: universe, tier (chunks that pass; members of the example tier that pass).
 :param flt_0 => 1;
 :param sel_ids => ['euro'];
 CALL () {

@@ -44,7 +44,6 @@ TEMPLATES = [
     "selection_chunks",
     "retrieve_filter",
     "retrieve_filter_tiers",
-    "eval_chunk_graph",
     "eval_entity_edges",
     "property_keys",
     "vector_index_filters",
