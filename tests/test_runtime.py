@@ -108,11 +108,15 @@ def test_server_that_dies_at_start_points_at_its_log(tmp_path: Path) -> None:
     home = tmp_path / "home"
     # Pretend the password was set before, so the JVM itself is what refuses the heap size.
     (home / "data" / "databases" / "system").mkdir(parents=True)
-    server = _server(home, heap="7zz")
+    # A size the transaction-memory cap can read but the JVM refuses (no fractional -Xmx).
+    server = _server(home, heap="0.5g")
     with pytest.raises(Neo4jRuntimeError, match=r"exited with code .*console\.log"):
         server.start()
     assert not server.status().running
-    assert "7zz" in server.log_file.read_text()
+    assert "0.5g" in server.log_file.read_text()
+    # A heap that is no size at all is refused before any JVM starts, naming the setting.
+    with pytest.raises(Neo4jRuntimeError, match="GUIDEDRAG_NEO4J_HEAP"):
+        _server(tmp_path / "other", heap="7zz").start()
 
 
 @pytest.mark.parametrize(
