@@ -7,13 +7,14 @@ Python API and the evaluation harness all speak the same shape.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from guidedrag_graph.vocabulary import QuestionType
 
-__all__ = ["QuestionType", "Semantics"]
+__all__ = ["QuestionType", "Semantics", "merge_stated"]
 
 
 class Semantics(BaseModel):
@@ -36,3 +37,36 @@ class Semantics(BaseModel):
         return not (self.entities or self.relations or self.categories or self.documents) and (
             self.date_from is None and self.date_to is None
         )
+
+
+def merge_stated(
+    semantics: Semantics | Mapping[str, Any] | None,
+    entities: Sequence[str] | None = None,
+    relations: Sequence[str] | None = None,
+) -> Semantics | None:
+    """The semantics a door was given, with its ``entities``/``relations`` shorthands merged in.
+
+    One rule for every door (GuidedRetriever, LangChain, LlamaIndex, MCP), so the same inputs
+    steer the same way: relations make the question relational and two or more entities make it
+    C2 (as the CLI's ``--entity a --entity b``), unless the caller set those fields.
+    """
+    if isinstance(semantics, Mapping):
+        semantics = Semantics.model_validate(dict(semantics))
+    if entities or relations:
+        base = semantics or Semantics()
+        semantics = Semantics.model_validate(
+            {
+                **base.model_dump(exclude_unset=True),
+                "entities": tuple(base.entities) + tuple(entities or ()),
+                "relations": tuple(base.relations) + tuple(relations or ()),
+            }
+        )
+    if semantics is None:
+        return None
+    fields = semantics.model_fields_set
+    update: dict[str, Any] = {}
+    if semantics.relations and "relational" not in fields:
+        update["relational"] = True
+    if len(semantics.entities) > 1 and "complexity" not in fields:
+        update["complexity"] = 2
+    return semantics.model_copy(update=update) if update else semantics

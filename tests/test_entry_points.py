@@ -25,7 +25,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.integrations.neo4j_graphrag import GuidedRetriever
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.semantics import Semantics
+from guidedrag_graph.semantics import Semantics, merge_stated
 from tests.conftest import sample_bundle
 from tests.llm_server import llm_server
 
@@ -203,3 +203,20 @@ def test_tool_parameters_are_typed_and_described(
         assert [i.metadata["id"] for i in out.items] == [
             c.id for c in rag.retrieve(question, k=K).chunks
         ]
+
+
+@pytest.mark.parametrize(
+    ("entities", "relations"), [(["Euro"], []), (["Euro", "France"], []), (["Euro"], ["USES"])]
+)
+def test_every_door_reads_shorthands_as_the_cli_states_them(
+    entities: list[str], relations: list[str]
+) -> None:
+    """GuidedRetriever, LangChain, LlamaIndex and MCP all turn ``entities``/``relations`` into
+    semantics through ``merge_stated``: the same question type, complexity and relational flag as
+    the CLI's ``--entity``/``--relation`` (so a calibrated policy steers every door alike)."""
+    cli_side = stated_semantics(entities, relations, None)
+    assert merge_stated(None, entities, relations) == cli_side
+    assert merge_stated({"entities": entities}, None, relations) == cli_side
+    # A field the caller set is kept, not inferred over.
+    assert merge_stated({"entities": entities, "complexity": 1}).complexity == 1
+    assert merge_stated(None) is None

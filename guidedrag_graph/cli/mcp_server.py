@@ -32,7 +32,7 @@ from guidedrag_graph.cli.select_cmd import browser_script
 from guidedrag_graph.integrations._calls import CallOptions
 from guidedrag_graph.integrations._calls import retrieve as run_retrieve
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.semantics import Semantics
+from guidedrag_graph.semantics import merge_stated
 
 __all__ = ["build_server", "serve"]
 
@@ -93,16 +93,6 @@ Expression = Annotated[
 ]
 
 
-def _semantics(entities: list[str] | None, relations: list[str] | None) -> Semantics | None:
-    if not entities and not relations:
-        return None
-    return Semantics(
-        entities=tuple(entities or ()),
-        relations=tuple(relations or ()),
-        relational=bool(relations),
-    )
-
-
 def _chunks(result: Any) -> list[dict[str, Any]]:
     return [
         {
@@ -148,7 +138,7 @@ def build_server(rag: GuidedRAG) -> MCPServer:
             result = run_retrieve(
                 rag,
                 question,
-                CallOptions(_semantics(entities, relations), None, k, steering, selection),
+                CallOptions(merge_stated(None, entities, relations), None, k, steering, selection),
             )
         except Exception as exc:
             raise _tool_error(exc) from exc
@@ -242,7 +232,7 @@ def build_server(rag: GuidedRAG) -> MCPServer:
         try:
             answer = rag.ask(
                 question,
-                semantics=_semantics(entities, relations),
+                semantics=merge_stated(None, entities, relations),
                 k=k,
                 steering=steering,
             )

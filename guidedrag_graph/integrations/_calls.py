@@ -13,26 +13,9 @@ from typing import Any
 
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
 from guidedrag_graph.retrieval import RankedChunk
-from guidedrag_graph.semantics import Semantics
+from guidedrag_graph.semantics import Semantics, merge_stated
 
 SemanticsLike = Semantics | Mapping[str, Any] | None
-
-
-def as_semantics(
-    semantics: SemanticsLike, entities: Sequence[str] | None = None
-) -> Semantics | None:
-    """``semantics`` as a ``Semantics`` (a dict is validated), with ``entities`` added to it."""
-    if isinstance(semantics, Mapping):
-        semantics = Semantics.model_validate(dict(semantics))
-    if entities:
-        base = semantics or Semantics()
-        semantics = Semantics.model_validate(
-            {
-                **base.model_dump(exclude_unset=True),
-                "entities": tuple(base.entities) + tuple(entities),
-            }
-        )
-    return semantics
 
 
 @dataclass(frozen=True)
@@ -61,7 +44,7 @@ def retrieve(rag: GuidedRAG, question: str, options: CallOptions) -> RetrievalRe
     return rag.retrieve(
         question,
         options.selection,
-        semantics=as_semantics(options.semantics, options.entities),
+        semantics=merge_stated(options.semantics, options.entities),
         k=options.k,
         steering=options.steering,
     )

@@ -22,7 +22,7 @@ syntax (they restrict the candidates, compiled into the ranking query) and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import neo4j
@@ -39,7 +39,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.integrations.embedder import GuidedEmbedder
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
-from guidedrag_graph.semantics import Semantics
+from guidedrag_graph.semantics import Semantics, merge_stated
 from guidedrag_graph.vocabulary import STEERINGS
 
 __all__ = ["GuidedEmbedder", "GuidedRetriever"]
@@ -111,7 +111,7 @@ class GuidedRetriever(Retriever):
                 (default: on, settings ``link``).
         """
         _check_search_args(query_text, query_vector, effective_search_ratio)
-        sem = self._semantics(semantics, entities, relations)
+        sem = merge_stated(semantics, entities, relations)
         result = self.rag.retrieve(
             query_text or "",
             selection,
@@ -185,35 +185,6 @@ class GuidedRetriever(Retriever):
             )
             for c in result.chunks
         ]
-
-    @staticmethod
-    def _semantics(
-        semantics: Semantics | dict[str, Any] | None,
-        entities: Sequence[str] | None,
-        relations: Sequence[str] | None,
-    ) -> Semantics | None:
-        """The semantics, with the shorthands merged in; relations imply a relational question
-        unless the caller set ``relational`` themselves (else Table 2 would ignore them)."""
-        if isinstance(semantics, dict):
-            semantics = Semantics.model_validate(semantics)
-        if entities or relations:
-            base = semantics or Semantics()
-            semantics = Semantics.model_validate(
-                {
-                    **base.model_dump(exclude_unset=True),
-                    "entities": tuple(base.entities) + tuple(entities or ()),
-                    "relations": tuple(base.relations) + tuple(relations or ()),
-                }
-            )
-        if semantics is None:
-            return None
-        fields = semantics.model_fields_set
-        update: dict[str, Any] = {}
-        if semantics.relations and "relational" not in fields:
-            update["relational"] = True
-        if len(semantics.entities) > 1 and "complexity" not in fields:
-            update["complexity"] = 2  # as the CLI's --entity a --entity b
-        return semantics.model_copy(update=update) if update else semantics
 
     def default_record_formatter(self, record: neo4j.Record) -> RetrieverResultItem:
         """Context as ``[chunk-id] (document: title) text`` so the LLM can cite chunk ids."""

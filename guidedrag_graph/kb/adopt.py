@@ -31,7 +31,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query, server_info
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.kb.batch_writes import progress_bar
-from guidedrag_graph.kb.inspect import readable_title_property
+from guidedrag_graph.kb.inspect import readable_title_property, vector_index_over
 from guidedrag_graph.migrate import vector_index_config
 from guidedrag_graph.schema import ELEMENT_ID, SchemaMapping, name_key
 
@@ -135,16 +135,9 @@ def _adopt_vector_index(
     create: Any,
 ) -> None:
     database = settings.neo4j_database
-    on_chunks = [
-        i
-        for i in existing.values()
-        if i["type"] == "VECTOR"
-        and list(i["labels"] or []) == [schema.chunk_label]
-        and list(i["properties"] or [])[:1] == [schema.chunk_embedding]
-    ]
     wanted = settings.vector_index_name
-    if on_chunks:
-        index = next((i for i in on_chunks if i["name"] == wanted), on_chunks[0])
+    index = vector_index_over(existing.values(), schema.chunk_label, schema.chunk_embedding, wanted)
+    if index is not None:
         report.vector_index_name = str(index["name"])
         report.vector_index_filtered = schema.chunk_id in list(index["properties"])[1:]
         report.reused.append(str(index["name"]))

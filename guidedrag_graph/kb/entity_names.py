@@ -21,6 +21,7 @@ from guidedrag_graph.db import read_query, server_info
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.kb.batch_writes import progress_bar
+from guidedrag_graph.kb.inspect import vector_index_over
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 
 
@@ -118,16 +119,9 @@ def _ensure_index(
 
     database = settings.neo4j_database
     indexes = read_query(driver, templates.query("schema_indexes"), database=database)
-    on_names = [
-        i
-        for i in indexes
-        if i["type"] == "VECTOR"
-        and list(i["labels"] or []) == [schema.entity_label]
-        and list(i["properties"] or [])[:1] == [schema.entity_name_embedding]
-    ]
     wanted = settings.entity_vector_index_name
-    if on_names:
-        index = next((i for i in on_names if i["name"] == wanted), on_names[0])
+    index = vector_index_over(indexes, schema.entity_label, schema.entity_name_embedding, wanted)
+    if index is not None:
         report.vector_index_name = str(index["name"])
     else:
         if any(i["name"] == wanted for i in indexes):

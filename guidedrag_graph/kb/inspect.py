@@ -14,6 +14,7 @@ preset or mapping does not describe the database.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -452,3 +453,19 @@ def missing_fulltext_hint(driver: Driver, database: str, index_name: str) -> str
         f"no suggestions: the full-text index {index_name!r} over entity names does not exist "
         f"(run `guidedrag kb adopt`, or set GUIDEDRAG_ENTITY_FULLTEXT_INDEX_NAME to yours)"
     )
+
+
+def vector_index_over(
+    indexes: Iterable[Mapping[str, Any]], label: str, prop: str, wanted: str
+) -> Mapping[str, Any] | None:
+    """The vector index over ``label(prop)`` among ``SHOW INDEXES`` rows (the one named
+    ``wanted`` when there are several; Neo4j allows one per property), else None. Adoption and
+    ``kb embed-entities`` both reuse what a builder already made rather than build a second."""
+    over = [
+        i
+        for i in indexes
+        if i["type"] == "VECTOR"
+        and list(i["labels"] or []) == [label]
+        and list(i["properties"] or [])[:1] == [prop]
+    ]
+    return next((i for i in over if i["name"] == wanted), over[0] if over else None)
