@@ -41,9 +41,10 @@ print(len(discover()), len(list(cypher_dir().glob("*.cypher"))), sample)
 """
 
 
-@pytest.mark.slow
-def test_installed_wheel_finds_its_templates_migrations_and_sample_kb(tmp_path: Path) -> None:
-    wheels, target = tmp_path / "wheels", tmp_path / "site"
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's wheel, built once for the tests of this module."""
+    wheels = tmp_path_factory.mktemp("wheels")
     subprocess.run(
         [
             sys.executable,
@@ -58,9 +59,16 @@ def test_installed_wheel_finds_its_templates_migrations_and_sample_kb(tmp_path: 
             str(REPO_ROOT),
         ],
         check=True,
-        cwd=tmp_path,
+        cwd=wheels,
     )
-    wheel = next(wheels.glob("guidedrag_graph-*.whl"))
+    return next(wheels.glob("guidedrag_graph-*.whl"))
+
+
+@pytest.mark.slow
+def test_installed_wheel_finds_its_templates_migrations_and_sample_kb(
+    tmp_path: Path, wheel: Path
+) -> None:
+    target = tmp_path / "site"
     subprocess.run(
         [
             sys.executable,
@@ -92,29 +100,12 @@ def test_installed_wheel_finds_its_templates_migrations_and_sample_kb(tmp_path: 
 
 @pytest.mark.slow
 def test_readme_install_lines_work_in_a_fresh_venv(
-    tmp_path: Path, driver: Driver, settings: Settings
+    tmp_path: Path, wheel: Path, driver: Driver, settings: Settings
 ) -> None:
     """The README's "As a library" lines, for real: the wheel into a new venv whose
     dependencies come from PyPI, then ``guidedrag load --sample`` and ``guidedrag retrieve`` from
     that venv's own console script, outside the checkout, against the test server."""
-    wheels, venv = tmp_path / "wheels", tmp_path / "venv"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "-q",
-            "--no-deps",
-            "--no-build-isolation",
-            "-w",
-            str(wheels),
-            str(REPO_ROOT),
-        ],
-        check=True,
-        cwd=tmp_path,
-    )
-    wheel = next(wheels.glob("guidedrag_graph-*.whl"))
+    venv = tmp_path / "venv"
     with zipfile.ZipFile(wheel) as archive:
         metadata = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
         extras = {
