@@ -33,7 +33,7 @@ from guidedrag_graph.kb import load_bundle, read_bundle, sample_kb_dir
 from guidedrag_graph.runtime import LocalNeo4j
 from guidedrag_graph.schema import PRESETS
 from guidedrag_graph.selection import Selector
-from guidedrag_graph.selection.fuzz import (
+from guidedrag_graph.testing.selection_fuzz import (
     Outcome,
     attempt,
     corpus,

@@ -1,113 +1,84 @@
-"""The package's shape: the paper's stages import only downwards (issue 9).
+"""The package's shape: the paper's stages import only downwards, and nothing imports in a circle.
 
-Data flows one way — configuration → selection → steering → retrieval → augmentation →
-generation → pipeline — and the tools around the stages (KB loading, taggers, evaluation, the
-CLI) sit above them. A module may import its own layer or lower ones, never a higher one, lazy
-imports inside functions included: that is what lets a stage be replaced or tested on its own.
-No Neo4j needed.
+The contracts are import-linter's, declared in ``pyproject.toml`` (``[tool.importlinter]``) and
+run by CI as ``lint-imports``; these tests run the same contracts, check that every module is
+placed in a layer (a new top-level module cannot slip past the layers), that the checker can
+fail, and that no module grows past the size a reader takes in at once. No Neo4j needed.
 """
 
 from __future__ import annotations
 
-import ast
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "guidedrag_graph"
-
-# Module (or package prefix) -> layer. The longest matching prefix decides.
-LAYERS: dict[str, int] = {
-    # 0 configuration: settings, vocabularies, the schema mapping, the driver, the renderer
-    "errors": 0,
-    "vocabulary": 0,
-    "config": 0,
-    "env_check": 0,
-    "resources": 0,
-    "db": 0,
-    "schema": 0,
-    "templates": 0,
-    "template_lexer": 0,
-    "semantics": 0,
-    "context": 0,
-    "embeddings": 0,
-    "retrieve_args": 0,
-    "kb.inspect": 0,  # what a graph holds, read against the schema mapping (no KB writes)
-    # 1 selection: the algebra, compiled to one Cypher query
-    "selection": 1,
-    # 2 steering: Table 2, the policy, auto's tiers
-    "planning": 2,
-    "tiers": 2,
-    "steering": 2,
-    "boosting": 2,
-    "linking": 2,  # semantics from the question (auto links a bare question's entities)
-    # 3 retrieval: ranking inside Neo4j
-    "retrieval": 3,
-    # 4 augmentation, 5 generation, 6 the pipeline that runs them
-    "augmentation": 4,
-    "generation": 5,
-    "pipeline": 6,
-    # 7 around the stages: KB loading, migrations, the managed server, taggers
-    "migrate": 7,
-    "runtime": 7,
-    "kb": 7,
-    "tagging": 7,
-    # 8 tools built on the pipeline, 9 the CLI on top of everything
-    "calibration": 8,
-    "evaluation": 8,
-    "integrations": 8,
-    "cli": 9,
-}
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "guidedrag_graph"
+MAX_LINES = 400
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def _lint_imports(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from importlinter.cli import lint_imports_command as c; c()", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
-def layer(module: str) -> int:
-    best = max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len)
-    return LAYERS[best]
+def _contracts() -> list[dict[str, object]]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    return list(config["tool"]["importlinter"]["contracts"])
 
 
-def imports(path: Path) -> set[str]:
-    """Every ``guidedrag_graph`` module ``path`` imports, at any depth (lazy imports too)."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            if node.module == "guidedrag_graph":
-                found.update(alias.name for alias in node.names)
-            elif node.module.startswith("guidedrag_graph."):
-                found.add(node.module.removeprefix("guidedrag_graph."))
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.startswith("guidedrag_graph."):
-                    found.add(alias.name.removeprefix("guidedrag_graph."))
-    return found
+def test_the_import_contracts_are_kept() -> None:
+    run = _lint_imports(ROOT)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert "BROKEN" not in run.stdout and run.stdout.count("KEPT") == len(_contracts())
 
 
-def test_every_module_has_a_layer() -> None:
-    missing = []
-    for path in PACKAGE.rglob("*.py"):
-        name = module_name(path)
-        if name and not any(name == p or name.startswith(p + ".") for p in LAYERS):
-            missing.append(name)
-    assert not missing, f"give these modules a layer in LAYERS: {missing}"
+def test_every_top_level_module_has_a_layer() -> None:
+    layers = next(c for c in _contracts() if c["type"] == "layers")["layers"]
+    assert isinstance(layers, list)
+    named = {
+        part.strip().removeprefix("guidedrag_graph.")
+        for line in layers
+        for part in str(line).replace(":", "|").split("|")
+    }
+    top = {
+        p.stem if p.is_file() else p.name
+        for p in PACKAGE.iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()
+    }
+    missing = sorted(top - named)
+    assert not missing, f"name these modules in pyproject's layers contract: {missing}"
 
 
-def test_no_import_from_a_lower_stage_to_a_higher_one() -> None:
-    upward = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        name = module_name(path)
-        if not name:
-            continue
-        for target in sorted(imports(path)):
-            if layer(target) > layer(name):
-                upward.append(f"{name} (layer {layer(name)}) imports {target} ({layer(target)})")
-    assert not upward, "imports against the flow of the stages:\n" + "\n".join(upward)
+def test_the_checker_finds_a_cycle_and_an_upward_import(tmp_path: Path) -> None:
+    """The contracts can fail: a two-module circle and a lazy upward import are both reported."""
+    pkg = tmp_path / "probe"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "low.py").write_text("def f():\n    from probe import high\n")  # lazy, upward
+    (pkg / "high.py").write_text("from probe import low\n")
+    (tmp_path / ".importlinter").write_text(
+        "[importlinter]\nroot_package = probe\n\n"
+        "[importlinter:contract:layers]\nname = layers\ntype = layers\n"
+        "layers =\n    probe.high\n    probe.low\n\n"
+        "[importlinter:contract:cycles]\nname = cycles\ntype = acyclic_siblings\n"
+        "ancestors =\n    probe\n"
+    )
+    run = _lint_imports(tmp_path, "--config", ".importlinter")
+    assert run.returncode != 0
+    assert "Contracts: 0 kept, 2 broken." in run.stdout, run.stdout[-2000:]
 
 
-def test_the_checker_sees_lazy_and_upward_imports(tmp_path: Path) -> None:
-    """The check itself can fail: a lazy import of a higher layer is found."""
-    probe = tmp_path / "probe.py"
-    probe.write_text("def f():\n    from guidedrag_graph.pipeline import GuidedRAG\n")
-    assert imports(probe) == {"pipeline"}
-    assert layer("pipeline") > layer("selection.selector")
+def test_no_module_is_longer_than_a_reader_takes_in() -> None:
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in PACKAGE.rglob("*.py")
+        if (n := len(p.read_text("utf-8").splitlines())) > MAX_LINES
+    }
+    assert not long, f"split these modules (over {MAX_LINES} lines): {long}"

@@ -9,7 +9,7 @@ from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.generation import parse_citations
 from guidedrag_graph.retrieval import RankedChunk
 from guidedrag_graph.semantics import Semantics
-from guidedrag_graph.steering import SteeringPolicy
+from guidedrag_graph.steering.policy import SteeringPolicy
 
 CHUNKS = [
     RankedChunk("c-1", "doc-a", "Doc A", "Alpha text.", 0.9, 0.8, True),

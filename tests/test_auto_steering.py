@@ -14,11 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from neo4j import Driver
 
-from guidedrag_graph import calibration as cal
-from guidedrag_graph.boosting import prepare_tiers
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.evaluation import calibration as cal
 from guidedrag_graph.kb import read_questions, sample_kb_dir
 from guidedrag_graph.migrate import migrate
 from guidedrag_graph.pipeline import GuidedRAG
@@ -27,8 +26,10 @@ from guidedrag_graph.schema import PRESETS, relation_type_name
 from guidedrag_graph.selection import Selector
 from guidedrag_graph.selection.evaluator import InMemoryGraph, evaluate_tiers
 from guidedrag_graph.semantics import Semantics
-from guidedrag_graph.steering import SteeringPolicy
-from guidedrag_graph.tiers import TierWeights, plan_auto
+from guidedrag_graph.steering.boosts import prepare_tiers
+from guidedrag_graph.steering.policy import SteeringPolicy
+from guidedrag_graph.steering.tiers import TierWeights, plan_auto
+from guidedrag_graph.testing.memory_graph import load_graph
 from tests.conftest import _wipe_nodes, wipe
 from tests.test_selection_differential import NAMES, RELS, graphs, settings_for
 
@@ -114,7 +115,7 @@ def test_auto_tier_scoring_equals_the_reference(
         seed: int,
     ) -> None:
         _wipe_nodes(fresh_db)
-        graph.load_into(fresh_db, PRESETS["guidedrag"])
+        load_graph(graph, fresh_db, PRESETS["guidedrag"])
         vectors = _embed(fresh_db, graph, seed)
         query = np.random.default_rng(seed + 1).normal(size=DIM)
         semantics = Semantics(

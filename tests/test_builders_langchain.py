@@ -21,7 +21,8 @@ from neo4j import Driver
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.kb.adopt import adopt
-from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping, schema_mismatch
+from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping
+from guidedrag_graph.mapping_fit import schema_mismatch
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.schema import PRESETS
 from tests.adopted_cli import check_adopted_graph_needs_no_variable

@@ -21,7 +21,8 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.kb.adopt import adopt, unadopt
-from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping, schema_mismatch
+from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping
+from guidedrag_graph.mapping_fit import schema_mismatch
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.schema import ELEMENT_ID, PRESETS
 from guidedrag_graph.selection.selector import Selector

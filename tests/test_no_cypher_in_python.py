@@ -34,7 +34,7 @@ ALLOWED = {
     "templates.py": "the template renderer",
     "template_lexer.py": "the template renderer",
     # hostile *inputs* for the selection fuzzer, never run as queries
-    "selection/fuzz.py": "hostile selection expressions (data, not queries)",
+    "testing/selection_fuzz.py": "hostile selection expressions (data, not queries)",
 }
 
 

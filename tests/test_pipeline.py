@@ -12,8 +12,8 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.semantics import Semantics
-from guidedrag_graph.steering import SteeringPolicy
-from guidedrag_graph.tiers import TierWeights
+from guidedrag_graph.steering.policy import SteeringPolicy
+from guidedrag_graph.steering.tiers import TierWeights
 from tests.llm_server import LLMServer, llm_server
 from tests.probes import CountingDriver, CountingEmbedder
 

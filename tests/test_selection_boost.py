@@ -20,12 +20,12 @@ from guidedrag_graph.migrate import migrate
 from guidedrag_graph.schema import PRESETS
 from guidedrag_graph.selection import (
     Boost,
-    Expr,
     Selector,
     Tier,
     all_,
     boost,
     entity,
+    from_json,
     hop,
     near,
     parse,
@@ -37,6 +37,7 @@ from guidedrag_graph.selection.evaluator import (
     evaluate_boost,
     evaluate_tiers,
 )
+from guidedrag_graph.testing.memory_graph import load_graph
 from tests.conftest import _wipe_nodes, wipe
 from tests.test_selection_compile import identity_resolution
 from tests.test_selection_differential import expressions, graphs, settings_for
@@ -73,7 +74,7 @@ def test_dsl_text_and_json_round_trip() -> None:
             {"expr": {"op": "near", "name": "x", "depth": 1}, "weight": 0.05},
         ],
     }
-    back = Expr.from_json(data)
+    back = from_json(data)
     assert back == named and isinstance(back, Boost) and back.tiers[0].label == "E"
 
 
@@ -123,7 +124,7 @@ def test_json_rejects_bad_tiers() -> None:
         {"op": "boost", "tiers": "x"},
     ):
         with pytest.raises(SelectionError):
-            Expr.from_json(bad)
+            from_json(bad)
 
 
 def test_compiles_each_tier_once_ordered_by_weight() -> None:
@@ -186,7 +187,7 @@ def test_boost_cypher_equals_evaluator(driver: Driver, settings: Settings) -> No
     @given(graph=graphs(), expr=boosts)
     def check(graph: InMemoryGraph, expr: Boost) -> None:
         _wipe_nodes(driver)
-        graph.load_into(driver, schema)
+        load_graph(graph, driver, schema)
         selector = Selector(GraphContext.open(settings, driver, schema))
         got = selector.boosts(expr)
         expected = evaluate_tiers(expr, graph, hop_cap=settings.hop_cap)
@@ -207,4 +208,4 @@ def test_boost_cypher_equals_evaluator(driver: Driver, settings: Settings) -> No
 @given(boosts)
 def test_boost_round_trips(expr: Boost) -> None:
     assert parse(expr.to_text()) == expr
-    assert Expr.from_json(json.loads(json.dumps(expr.to_json()))) == expr
+    assert from_json(json.loads(json.dumps(expr.to_json()))) == expr

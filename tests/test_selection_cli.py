@@ -15,7 +15,8 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import SelectionSyntaxError
 from guidedrag_graph.migrate import migrate
 from guidedrag_graph.schema import PRESETS
-from guidedrag_graph.selection.examples import roman_graph
+from guidedrag_graph.testing.examples import roman_graph
+from guidedrag_graph.testing.memory_graph import load_graph
 from tests.conftest import wipe
 
 
@@ -23,7 +24,7 @@ from tests.conftest import wipe
 def roman_db(driver: Driver, settings: Settings) -> Iterator[Driver]:
     wipe(driver)
     migrate(driver, settings, PRESETS["guidedrag"])
-    roman_graph().load_into(driver, PRESETS["guidedrag"])
+    load_graph(roman_graph(), driver, PRESETS["guidedrag"])
     yield driver
     wipe(driver)
 

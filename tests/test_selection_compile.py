@@ -18,8 +18,9 @@ import pytest
 
 from guidedrag_graph.schema import PRESETS, SchemaMapping, name_key, relation_type_name
 from guidedrag_graph.selection import Expr, parse
-from guidedrag_graph.selection import ast as A
-from guidedrag_graph.selection.compiler import CompiledSelection, Resolved, compile_plan
+from guidedrag_graph.selection import nodes as A
+from guidedrag_graph.selection.compiler import CompiledSelection, compile_plan
+from guidedrag_graph.selection.primitives import Resolved
 
 FIXTURES = Path(__file__).parent / "fixtures" / "compile"
 SCHEMAS: dict[str, SchemaMapping] = {

@@ -1,4 +1,4 @@
-"""The selection conformance suite (``tests/selection_conformance.py``) against both backends:
+"""The selection conformance suite (``guidedrag_graph.testing``) against both backends:
 the pure-Python evaluator (the fast loop, no Neo4j) and the Cypher backend (each graph loaded
 into the real Neo4j, every expression resolved and compiled through ``Selector``), the latter in
 the three schema variants. The property-based comparison of the two is
@@ -17,15 +17,16 @@ from guidedrag_graph.context import GraphContext
 from guidedrag_graph.migrate import migrate
 from guidedrag_graph.schema import PRESETS, SchemaMapping
 from guidedrag_graph.selection import Boost, Expr, Selector
-from guidedrag_graph.selection import ast as A
+from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.evaluator import evaluate, evaluate_tiers, hit_cap
-from tests.conftest import _wipe_nodes, wipe
-from tests.selection_conformance import (
+from guidedrag_graph.testing.memory_graph import load_graph
+from guidedrag_graph.testing.selection_conformance import (
     CASES,
     GRAPHS,
     TIER_CASES,
     SelectionAlgebraConformance,
 )
+from tests.conftest import _wipe_nodes, wipe
 
 SCHEMAS: dict[str, SchemaMapping] = {
     "guidedrag-types": PRESETS["guidedrag"],
@@ -58,7 +59,7 @@ class CypherBackend:
     def selector(self, graph: str, hop_cap: int) -> Selector:
         if graph != self.loaded:
             _wipe_nodes(self.driver)
-            GRAPHS[graph]().load_into(self.driver, self.schema)
+            load_graph(GRAPHS[graph](), self.driver, self.schema)
             self.loaded = graph
             self.selectors = {}
         if hop_cap not in self.selectors:  # one per graph and cap: its resolver caches types

@@ -13,7 +13,8 @@ from guidedrag_graph.migrate import migrate
 from guidedrag_graph.schema import PRESETS, SchemaMapping
 from guidedrag_graph.selection import Selector, entity, hop, khop, parse
 from guidedrag_graph.selection.evaluator import evaluate
-from guidedrag_graph.selection.examples import HOSTILE, roman_graph
+from guidedrag_graph.testing.examples import HOSTILE, roman_graph
+from guidedrag_graph.testing.memory_graph import load_graph
 from tests.conftest import wipe
 
 SCHEMAS = {
@@ -30,7 +31,7 @@ def roman(
     schema = SCHEMAS[request.param]
     wipe(driver)
     migrate(driver, settings, schema)
-    roman_graph().load_into(driver, schema)
+    load_graph(roman_graph(), driver, schema)
     yield Selector(GraphContext.open(settings, driver, schema)), schema
     wipe(driver)
 

@@ -42,6 +42,7 @@ from guidedrag_graph.selection import (
     type_,
 )
 from guidedrag_graph.selection.evaluator import DocumentRec, EntityRec, InMemoryGraph, evaluate
+from guidedrag_graph.testing.memory_graph import load_graph
 from tests.conftest import _wipe_nodes, wipe
 
 pytestmark = pytest.mark.slow
@@ -147,7 +148,7 @@ def test_cypher_equals_evaluator(fresh_db: Driver, settings: Settings, variant: 
     @given(graph=graphs(), exprs=st.lists(expressions, min_size=1, max_size=3))
     def check(graph: InMemoryGraph, exprs: list[Expr]) -> None:
         _wipe_nodes(fresh_db)
-        graph.load_into(fresh_db, schema)
+        load_graph(graph, fresh_db, schema)
         selector = Selector(GraphContext.open(settings, fresh_db, schema))
         for expr in exprs:
             expected = evaluate(expr, graph, hop_cap=settings.hop_cap)

@@ -18,6 +18,7 @@ from guidedrag_graph.selection import (
     category,
     chunks,
     entity,
+    from_json,
     hop,
     khop,
     near,
@@ -51,7 +52,7 @@ def test_many_terms_are_an_error_and_work_when_allowed() -> None:
     big = parse(union_text(2_000), CEILING)  # a chain 2,000 deep: nothing recurses on it
     assert parse(big.to_text(), CEILING) == big
     assert hash(big) == hash(parse(big.to_text(), CEILING))
-    assert Expr.from_json(big.to_json(), CEILING) == big  # (json.dumps itself would recurse)
+    assert from_json(big.to_json(), CEILING) == big  # (json.dumps itself would recurse)
     assert sum(1 for _ in big.walk()) == 3_999
     assert len(list(big.leaves())) == 2_000
     plan = compile_plan(big, identity_resolution(big), PRESETS["guidedrag"], hop_cap=10)
@@ -68,15 +69,15 @@ def test_json_nested_deeply_is_an_error() -> None:
     for _ in range(1_000):
         node = {"op": "union", "left": node, "right": {"op": "all"}}
     with pytest.raises(SelectionError, match="GUIDEDRAG_MAX_TERMS"):
-        Expr.from_json(node)
+        from_json(node)
     text = (
         '{"op": "union", "left": ' * 1_000 + '{"op": "all"}' + ', "right": {"op": "all"}}' * 1_000
     )
     with pytest.raises(SelectionError):
-        Expr.from_json(text)
+        from_json(text)
     text = '{"op": "union", "left": ' * 100_000
     with pytest.raises(SelectionError):
-        Expr.from_json(text)
+        from_json(text)
 
 
 def test_shared_subtrees_are_counted_not_enumerated() -> None:
@@ -117,7 +118,7 @@ def test_shared_subtrees_are_counted_not_enumerated() -> None:
 )
 def test_json_schema_names_the_field(data: object, fragment: str) -> None:
     with pytest.raises(SelectionError) as info:
-        Expr.from_json(data)  # type: ignore[arg-type]
+        from_json(data)  # type: ignore[arg-type]
     assert fragment in str(info.value), str(info.value)
     assert "\n" not in str(info.value)
 
@@ -135,7 +136,7 @@ def test_lone_surrogates_are_rejected_before_the_driver() -> None:
     assert info.value.column == 9
     str(info.value).encode("utf-8")  # the message itself can be printed
     with pytest.raises(SelectionError, match="lone surrogate"):
-        Expr.from_json({"op": "entity", "name": "\ud800"})
+        from_json({"op": "entity", "name": "\ud800"})
 
 
 def test_huge_integers_are_an_error_with_a_position() -> None:
@@ -165,7 +166,7 @@ def test_string_and_list_limits() -> None:
     with pytest.raises(SelectionError, match="GUIDEDRAG_MAX_LIST"):
         as_expr(chunks(*[f"c{i}" for i in range(1001)]))
     with pytest.raises(SelectionError, match="GUIDEDRAG_MAX_LIST"):
-        Expr.from_json({"op": "entities", "names": [f"e{i}" for i in range(1001)]})
+        from_json({"op": "entities", "names": [f"e{i}" for i in range(1001)]})
 
 
 def test_hop_depth_limit_follows_the_setting() -> None:
@@ -207,7 +208,7 @@ def test_entity_lists_round_trip() -> None:
     assert isinstance(expr, Entities)
     assert expr.to_text() == "entity(['Rome', 'Gaul'])"
     assert parse(expr.to_text()) == expr
-    assert Expr.from_json(expr.to_json()) == expr
+    assert from_json(expr.to_json()) == expr
     assert expr.to_json() == {"op": "entities", "names": ["Rome", "Gaul"]}
     with pytest.raises(SelectionSyntaxError, match="at least one name"):
         parse("entity([])")

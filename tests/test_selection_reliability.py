@@ -1,12 +1,11 @@
 """Reliability, short form (issue 10): ~450 hostile selections against the real database.
 
-The hand-written corpus (``selection/fuzz.py``: quotes, backticks, ``//``, newlines, surrogates,
-huge integers, deep nesting, megabyte strings, Cypher keywords, bad JSON) plus hypothesis-seeded
-random mutations go through parse/JSON -> prepare -> chunk_ids. Expected: 0 writes (node and
-relationship counts and a content checksum unchanged), 0 exceptions outside the library's error
-types, and no transaction left running. The long form with figures is
-``scripts/reliability_fuzz.py``.
-"""
+The hand-written corpus (``testing.selection_fuzz``: quotes, backticks, ``//``, newlines,
+surrogates, huge integers, deep nesting, megabyte strings, Cypher keywords, bad JSON) plus
+hypothesis-seeded random mutations go through parse/JSON -> prepare -> chunk_ids. Expected: 0
+writes (node and relationship counts and a content checksum unchanged), 0 exceptions outside the
+library's error types, and no transaction left running. The long form with figures is
+``scripts/reliability_fuzz.py``. """
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ from neo4j import Driver
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.selection import Selector
-from guidedrag_graph.selection.fuzz import (
+from guidedrag_graph.testing.selection_fuzz import (
     Outcome,
     attempt,
     corpus,

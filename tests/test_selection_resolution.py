@@ -8,7 +8,6 @@ from typing import ClassVar
 
 import pytest
 
-from guidedrag_graph.boosting import prepare_tiers
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.schema import schema_from_settings
@@ -16,7 +15,8 @@ from guidedrag_graph.selection import EmptySelection, Selector, parse
 from guidedrag_graph.selection.explain import SizeNode, explain
 from guidedrag_graph.selection.resolution import SUGGESTED_NAMES
 from guidedrag_graph.semantics import Semantics
-from guidedrag_graph.tiers import TierWeights, plan_auto
+from guidedrag_graph.steering.boosts import prepare_tiers
+from guidedrag_graph.steering.tiers import TierWeights, plan_auto
 
 NO_SUCH = "(by name, id, case-insensitive name or alias)"
 

@@ -188,7 +188,7 @@ def _run(
     if opts["selection"] and (opts["entities"] or opts["auto_semantics"]):
         raise click.UsageError("give either --select or --entity/--auto-semantics, not both")
     from guidedrag_graph.pipeline import GuidedRAG
-    from guidedrag_graph.steering import SteeringPolicy
+    from guidedrag_graph.steering.policy import SteeringPolicy
 
     settings = load_settings()
     policy = SteeringPolicy.from_file(opts["policy"]) if opts["policy"] else None

@@ -49,7 +49,7 @@ def calibrate_command(
     The KB must be loaded (or pass --load). Reports held-out-fold figures only: each fold's
     questions run through the real pipeline with weights fitted on the other folds.
     """
-    from guidedrag_graph.calibration import calibrate
+    from guidedrag_graph.evaluation.calibration import calibrate
     from guidedrag_graph.kb import load_bundle, read_questions
     from guidedrag_graph.pipeline import GuidedRAG
 

@@ -264,12 +264,8 @@ def _settings_with_schema(schema_file: Path | None) -> Settings:
 @click.option("--json", "as_json", is_flag=True, help="print the layout and proposal as JSON")
 def inspect_cmd(out: Path | None, sample: int, as_json: bool) -> None:
     """Read an existing graph's layout and propose a schema mapping file (changes nothing)."""
-    from guidedrag_graph.kb.inspect import (
-        fitting_preset,
-        inspect_graph,
-        propose_mapping,
-        schema_mismatch,
-    )
+    from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping
+    from guidedrag_graph.mapping_fit import fitting_preset, schema_mismatch
     from guidedrag_graph.schema import mapping_document, to_toml
 
     settings = load_settings()
@@ -357,7 +353,7 @@ def adopt_cmd(
     --drop undoes it."""
     from guidedrag_graph.errors import ConfigurationError
     from guidedrag_graph.kb.adopt import adopt, unadopt
-    from guidedrag_graph.kb.inspect import schema_mismatch
+    from guidedrag_graph.mapping_fit import schema_mismatch
 
     settings = _settings_with_schema(schema_file)
     if preset is not None:

@@ -1,17 +1,17 @@
 """The approach variants ``guidedrag eval`` compares: the paper's four (Table 2) and ours.
 
 The mapping from semantics to a selection (Table 2, ``plan_selection``) belongs to the steering
-stage (:mod:`guidedrag_graph.planning`); this module only lists the variants. Beside the paper's
-mapping we run: a *relaxed* policy that turns an intersection holding fewer than ``k`` chunks into
-a union (for KGs with one subject entity per paragraph, where ∩ is nearly always empty), *soft*
-steering (rank over U with the selection boosted), a *neighbourhood* widening by the co-mention
-neighbourhood ``near(E)`` (DESIGN §4), and the library's default, ``auto`` (graded tiers, see
-docs/steering.md), as a user gets it (``guidedrag``) and fitted per fold (``guidedrag-calibrated``).
-"""
+stage (:mod:`guidedrag_graph.steering.mapping`); this module only lists the variants. Beside the
+paper's mapping we run: a *relaxed* policy that turns an intersection holding fewer than ``k``
+chunks into a union (for KGs with one subject entity per paragraph, where ∩ is nearly always
+empty), *soft* steering (rank over U with the selection boosted), a *neighbourhood* widening by the
+co-mention neighbourhood ``near(E)`` (DESIGN §4), and the library's default, ``auto`` (graded
+tiers, see docs/steering.md), as a user gets it (``guidedrag``) and fitted per fold
+(``guidedrag-calibrated``)."""
 
 from __future__ import annotations
 
-from guidedrag_graph.planning import (
+from guidedrag_graph.steering.mapping import (
     TABLE2,
     Approach,
     Configuration,

@@ -11,13 +11,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from guidedrag_graph.calibration import Calibration, calibrate
+from guidedrag_graph.evaluation.calibration import Calibration, calibrate
 from guidedrag_graph.evaluation.records import Row
 from guidedrag_graph.evaluation.rows import Formulation, retrieval_row
 from guidedrag_graph.kb import Question
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.planning import Approach, configuration_of
-from guidedrag_graph.steering import SteeringPolicy
+from guidedrag_graph.steering.mapping import Approach, configuration_of
+from guidedrag_graph.steering.policy import SteeringPolicy
 
 
 @dataclass

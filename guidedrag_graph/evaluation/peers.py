@@ -34,7 +34,7 @@ from guidedrag_graph.evaluation.records import Row
 from guidedrag_graph.evaluation.rows import Formulation, retrieval_row
 from guidedrag_graph.integrations.neo4j_graphrag import GuidedRetriever
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.planning import Approach, configuration_of
+from guidedrag_graph.steering.mapping import Approach, configuration_of
 
 # HippoRAG 2's constants (its reference settings), not fitted here.
 PPR_DAMPING = 0.5

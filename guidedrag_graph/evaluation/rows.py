@@ -16,8 +16,8 @@ from guidedrag_graph.evaluation.metrics import all_gold_recall_at_k, hit_positio
 from guidedrag_graph.evaluation.records import Row
 from guidedrag_graph.kb import Question
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
-from guidedrag_graph.planning import Plan
 from guidedrag_graph.selection import Expr, Selector
+from guidedrag_graph.steering.mapping import Plan
 
 
 @dataclass(frozen=True)

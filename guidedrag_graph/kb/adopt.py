@@ -31,7 +31,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query, server_info
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.kb.batch_writes import progress_bar
-from guidedrag_graph.kb.inspect import readable_title_property, vector_index_over
+from guidedrag_graph.mapping_fit import readable_title_property, vector_index_over
 from guidedrag_graph.migrate import vector_index_config
 from guidedrag_graph.schema import ELEMENT_ID, SchemaMapping, name_key
 

@@ -21,7 +21,7 @@ from guidedrag_graph.db import read_query, server_info
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.kb.batch_writes import progress_bar
-from guidedrag_graph.kb.inspect import vector_index_over
+from guidedrag_graph.mapping_fit import vector_index_over
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 
 

@@ -24,14 +24,12 @@ from neo4j import Driver
 
 from guidedrag_graph import templates
 from guidedrag_graph.augmentation import Augmenter
-from guidedrag_graph.boosting import prepare_tiers
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.generation import Generator
 from guidedrag_graph.pipeline.linked import AutoSemantics, forgive_relations, link_semantics
 from guidedrag_graph.pipeline.results import Answer, RetrievalResult
-from guidedrag_graph.planning import PAPER_GUIDED, plan_selection
 from guidedrag_graph.retrieval import AllChunks, CompiledSelectionLike, Ranking, Retriever
 from guidedrag_graph.retrieval.filters import (
     ChunkFilter,
@@ -51,8 +49,10 @@ from guidedrag_graph.selection import (
     parse,
 )
 from guidedrag_graph.semantics import Semantics
-from guidedrag_graph.steering import SteeringPolicy
-from guidedrag_graph.tiers import plan_auto
+from guidedrag_graph.steering.boosts import prepare_tiers
+from guidedrag_graph.steering.mapping import PAPER_GUIDED, plan_selection
+from guidedrag_graph.steering.policy import SteeringPolicy
+from guidedrag_graph.steering.tiers import plan_auto
 
 if TYPE_CHECKING:
     from openai import OpenAI

@@ -6,7 +6,9 @@
 True
 """
 
-from guidedrag_graph.selection.ast import (
+from guidedrag_graph.selection.compiler import CompiledSelection, CompiledTier
+from guidedrag_graph.selection.json_form import from_json
+from guidedrag_graph.selection.nodes import (
     All,
     Boost,
     Category,
@@ -39,7 +41,6 @@ from guidedrag_graph.selection.ast import (
     source,
     type_,
 )
-from guidedrag_graph.selection.compiler import CompiledSelection, CompiledTier
 from guidedrag_graph.selection.parser import parse
 from guidedrag_graph.selection.selector import (
     EmptySelection,
@@ -81,6 +82,7 @@ __all__ = [
     "date",
     "document",
     "entity",
+    "from_json",
     "hop",
     "khop",
     "near",

@@ -19,16 +19,8 @@ from typing import Any
 
 from guidedrag_graph import templates as T
 from guidedrag_graph.schema import SchemaMapping
-from guidedrag_graph.selection import ast as A
-
-
-@dataclass(frozen=True)
-class Resolved:
-    """What a leaf means in this database: ids, validated relation types, or nothing."""
-
-    ids: tuple[str, ...] = ()
-    types: tuple[str, ...] = ()
-    empty: bool = False
+from guidedrag_graph.selection import nodes as A
+from guidedrag_graph.selection.primitives import Resolved
 
 
 @dataclass(frozen=True)

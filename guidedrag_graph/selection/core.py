@@ -13,7 +13,6 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from guidedrag_graph.errors import SelectionError
-from guidedrag_graph.selection.limits import Limits
 
 if TYPE_CHECKING:
     from guidedrag_graph.selection.evaluator import Evaluator
@@ -44,6 +43,9 @@ class Expr:
     op: ClassVar[str] = ""
     # Only valid as the whole selection (boost): never an operand, never a tier.
     whole_selection_only: ClassVar[bool] = False
+    # An infix operator (a | b): a left-nested chain of one such operator reads without
+    # parentheses, so the nesting limit counts the chain as one level.
+    infix: ClassVar[bool] = False
 
     # --- identity ------------------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
@@ -108,14 +110,6 @@ class Expr:
         for name, value in self.fields_items():
             out[name] = list(value) if isinstance(value, tuple) else value
         return out
-
-    @staticmethod
-    def from_json(data: dict[str, Any] | str, limits: Limits | None = None) -> Expr:
-        """Inverse of ``to_json``; also accepts the JSON text. Every node is validated against
-        its schema (``selection/json_form.py``); errors name the node's path and the field."""
-        from guidedrag_graph.selection.json_form import expr_from_json
-
-        return expr_from_json(data, limits or Limits())
 
     # --- meaning -------------------------------------------------------------------------------
     @property
@@ -214,6 +208,7 @@ class BinaryOp(Expr):
     right: Expr
     symbol: ClassVar[str] = ""
     template: ClassVar[str] = ""
+    infix: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         for side in (self.left, self.right):

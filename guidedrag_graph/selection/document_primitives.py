@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from guidedrag_graph.errors import SelectionError
 from guidedrag_graph.selection.core import quote
-from guidedrag_graph.selection.primitives import Args, Leaf, Named
+from guidedrag_graph.selection.primitives import Args, Leaf, Named, Resolved
 
 if TYPE_CHECKING:
-    from guidedrag_graph.selection.compiler import Resolved
     from guidedrag_graph.selection.evaluator import Evaluator, InMemoryGraph
     from guidedrag_graph.selection.resolution import Resolution
 

@@ -10,10 +10,9 @@ from pydantic import Field
 
 from guidedrag_graph.errors import SelectionError
 from guidedrag_graph.selection.core import quote
-from guidedrag_graph.selection.primitives import Args, Leaf, Named, check_depth
+from guidedrag_graph.selection.primitives import Args, Leaf, Named, Resolved, check_depth
 
 if TYPE_CHECKING:
-    from guidedrag_graph.selection.compiler import Resolved
     from guidedrag_graph.selection.evaluator import Evaluator
     from guidedrag_graph.selection.resolution import Resolution
 

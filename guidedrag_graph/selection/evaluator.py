@@ -13,11 +13,8 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from neo4j import Driver
-
-from guidedrag_graph import templates
-from guidedrag_graph.schema import SchemaMapping, name_key, relation_type_name
-from guidedrag_graph.selection import ast as A
+from guidedrag_graph.schema import name_key, relation_type_name
+from guidedrag_graph.selection import nodes as A
 
 
 @dataclass(frozen=True)
@@ -115,52 +112,6 @@ class InMemoryGraph:
             reached |= nxt
             frontier = nxt
         return reached, truncated
-
-    # --- loading into Neo4j (for differential tests and examples) ------------------------------
-    def load_into(self, driver: Driver, schema: SchemaMapping, database: str | None = None) -> None:
-        """Write this graph with ``schema``'s names (types or property relation mode), through
-        ``cypher/memory_graph_load.cypher``."""
-        rows: dict[str, tuple[str, list[dict[str, object]]]] = {
-            "documents": (
-                "docs",
-                [
-                    {"id": d.id, "title": d.title, "source": d.source, "date": d.date}
-                    for d in self.documents.values()
-                ],
-            ),
-            "chunks": ("chunks", [{"id": c, "doc": d} for c, d in self.chunks.items()]),
-            "entities": ("entities", [_entity_row(e) for e in self.entities.values()]),
-            "mentions": ("rows", [{"c": c, "e": e} for c, e in sorted(self.mentions)]),
-        }
-        for part, (parameter, values) in rows.items():
-            query = templates.fragment("memory_graph_load", part, schema)
-            driver.execute_query(query, {parameter: values}, database_=database)
-        self._load_relations(driver, schema, database)
-
-    def _load_relations(self, driver: Driver, schema: SchemaMapping, database: str | None) -> None:
-        by_type: dict[str, list[dict[str, str]]] = {}
-        for head, rtype, tail in sorted(self.relations):
-            by_type.setdefault(rtype, []).append({"h": head, "t": tail, "type": rtype})
-        for rtype, rows in by_type.items():
-            if schema.relation_mode == "types":
-                relation = templates.Relation((rtype,), "out")
-                query = templates.fragment(
-                    "memory_graph_load", "relations", schema, relation=relation
-                )
-            else:
-                query = templates.fragment("memory_graph_load", "relations_property", schema)
-            driver.execute_query(query, {"rows": rows}, database_=database)
-
-
-def _entity_row(e: EntityRec) -> dict[str, object]:
-    return {
-        "id": e.id,
-        "name": e.name,
-        "key": name_key(e.name),
-        "aliases": list(e.aliases),
-        "alias_keys": [name_key(a) for a in e.aliases],
-        "type": e.type,
-    }
 
 
 def evaluate(expr: A.Expr, graph: InMemoryGraph, *, hop_cap: int = 10_000) -> set[str]:

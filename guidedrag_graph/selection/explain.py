@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from guidedrag_graph.selection import ast as A
+from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.resolution import EmptySelection
 
 

@@ -6,7 +6,7 @@ neither pydantic nor Python recursion ever follows the nesting of user input. Er
 node's path and the field: ``selection JSON at left.right: source.name: Input should be a valid
 string``. The term and nesting limits are counted while walking, before anything is built.
 
-    >>> expr_from_json({"op": "entity", "name": "Rome"}, Limits())
+    >>> from_json({"op": "entity", "name": "Rome"})
     <Entity entity('Rome')>
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from guidedrag_graph.errors import SelectionError
-from guidedrag_graph.selection import ast as A
+from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.limits import (
     Limits,
     check,
@@ -108,8 +108,11 @@ def _children(node: _Node) -> list[tuple[str, object]]:
     return []
 
 
-def expr_from_json(data: dict[str, Any] | str, limits: Limits) -> A.Expr:
-    """The expression ``data`` (or the JSON text) denotes, or a ``SelectionError``."""
+def from_json(data: dict[str, Any] | str, limits: Limits | None = None) -> A.Expr:
+    """Inverse of ``Expr.to_json``; also accepts the JSON text. Every node is validated against
+    its schema; errors name the node's path and the field. A function, not a method of
+    ``Expr``, so the node classes never import their own reader (the package stays acyclic)."""
+    limits = limits or Limits()
     if isinstance(data, str):
         try:
             data = json.loads(data)

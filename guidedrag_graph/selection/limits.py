@@ -3,7 +3,7 @@
 A selection is user input: its size decides how long Neo4j plans and runs the query, so every
 dimension has a bound with a setting (issue 10). ``Limits()`` are the defaults (generous for real
 use); ``CEILING`` is the most a setting may allow, and also what ``parse`` and
-``Expr.from_json`` enforce on their own, so input is bounded even before settings are known.
+``from_json`` enforce on their own, so input is bounded even before settings are known.
 The settings are applied by ``Selector.prepare`` with ``check(expr, Limits.from_settings(s))``.
 
 Every walk here is iterative and memoised by node identity: a tree a Python caller built by
@@ -19,7 +19,7 @@ from guidedrag_graph.errors import SelectionError
 
 if TYPE_CHECKING:
     from guidedrag_graph.config import Settings
-    from guidedrag_graph.selection import ast as A
+    from guidedrag_graph.selection import core as A
 
 
 @dataclass(frozen=True)
@@ -114,8 +114,6 @@ def check_leaf(node: A.Expr, limits: Limits) -> None:
 
 def check(expr: A.Expr, limits: Limits) -> None:
     """Raise ``SelectionError`` naming the first limit ``expr`` exceeds."""
-    from guidedrag_graph.selection import ast as A
-
     terms: dict[int, int] = {}
     depth: dict[int, int] = {}
     stack: list[tuple[A.Expr, bool]] = [(expr, False)]
@@ -139,7 +137,7 @@ def check(expr: A.Expr, limits: Limits) -> None:
             # it counts as one level, whatever its length.
             levels = [
                 depth[id(k)]
-                + (0 if i == 0 and isinstance(node, A.BinaryOp) and type(k) is type(node) else 1)
+                + (0 if i == 0 and node.infix and type(k) is type(node) else 1)
                 for i, k in enumerate(kids)
             ]
             depth[key] = max(levels)

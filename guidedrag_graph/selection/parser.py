@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from guidedrag_graph.errors import SelectionError, SelectionSyntaxError
-from guidedrag_graph.selection import ast as A
 from guidedrag_graph.selection import limits as L
+from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.lexer import Lexer, Token, tokenize
 
 __all__ = ["Token", "parse", "tokenize"]

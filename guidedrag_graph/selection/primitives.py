@@ -29,11 +29,19 @@ from guidedrag_graph.selection.core import Expr, quote
 from guidedrag_graph.selection.limits import CEILING
 
 if TYPE_CHECKING:
-    from guidedrag_graph.selection.compiler import Resolved
     from guidedrag_graph.selection.evaluator import Evaluator
     from guidedrag_graph.selection.resolution import Resolution
 
 Args = dict[str, tuple[Any, Any]]
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What a leaf means in this database: ids, validated relation types, or nothing."""
+
+    ids: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    empty: bool = False
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from guidedrag_graph.selection import ast as A
-from guidedrag_graph.selection.compiler import Resolved
+from guidedrag_graph.selection import nodes as A
+from guidedrag_graph.selection.primitives import Resolved
 
 if TYPE_CHECKING:
     from guidedrag_graph.selection.resolver import Resolver

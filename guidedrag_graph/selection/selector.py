@@ -20,11 +20,12 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import SelectionError
 from guidedrag_graph.schema import SchemaMapping
-from guidedrag_graph.selection import ast as A
-from guidedrag_graph.selection.compiler import CompiledSelection, Resolved, compile_plan
+from guidedrag_graph.selection import nodes as A
+from guidedrag_graph.selection.compiler import CompiledSelection, compile_plan
 from guidedrag_graph.selection.explain import SizeNode, explain, static_empty
 from guidedrag_graph.selection.limits import Limits, check
 from guidedrag_graph.selection.parser import parse
+from guidedrag_graph.selection.primitives import Resolved
 from guidedrag_graph.selection.resolution import EmptyKind, EmptySelection, Resolution
 from guidedrag_graph.selection.resolver import Resolver
 
@@ -92,7 +93,7 @@ class Selector:
     def schema_mismatch(self) -> str | None:
         """Why the schema mapping does not describe this database (``None``: it does); asked
         only when a name is unknown, so a wrong preset is named instead of blaming the name."""
-        from guidedrag_graph.kb.inspect import schema_mismatch
+        from guidedrag_graph.mapping_fit import schema_mismatch
 
         if not hasattr(self, "_mismatch"):
             self._mismatch = schema_mismatch(self.driver, self.database, self.schema)
@@ -100,7 +101,7 @@ class Selector:
 
     def fulltext_missing(self) -> str | None:
         """Says so when the entity full-text index is missing (suggestions then cannot exist)."""
-        from guidedrag_graph.kb.inspect import missing_fulltext_hint
+        from guidedrag_graph.mapping_fit import missing_fulltext_hint
 
         return missing_fulltext_hint(
             self.driver, self.database, self.settings.entity_fulltext_index_name

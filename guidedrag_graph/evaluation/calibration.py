@@ -27,13 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from guidedrag_graph.boosting import prepare_tiers
 from guidedrag_graph.evaluation.metrics import all_gold_recall_at_k, hit_position
 from guidedrag_graph.kb import Question
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.planning import configuration_of
-from guidedrag_graph.steering import SteeringPolicy, TierKey
-from guidedrag_graph.tiers import TIER_NAMES, TierWeights, plan_auto
+from guidedrag_graph.steering.boosts import prepare_tiers
+from guidedrag_graph.steering.mapping import configuration_of
+from guidedrag_graph.steering.policy import SteeringPolicy, TierKey
+from guidedrag_graph.steering.tiers import TIER_NAMES, TierWeights, plan_auto
 
 # Weights tried per tier (0 = the tier is ignored; 1 = its members above every other chunk).
 GRID: tuple[float, ...] = (0.0, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)

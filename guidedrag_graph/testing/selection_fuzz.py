@@ -3,7 +3,7 @@ random generator, plus the one-attempt runner that classifies what happened.
 
 Used by ``tests/test_selection_reliability.py`` (short form, with hypothesis) and
 ``scripts/reliability_fuzz.py`` (long form, with figures). An attempt goes the way user input
-goes: DSL text through ``parse`` or JSON through ``Expr.from_json``, then ``Selector.prepare``
+goes: DSL text through ``parse`` or JSON through ``from_json``, then ``Selector.prepare``
 and ``Selector.chunk_ids`` against the real database. The only acceptable failures are the
 library's own errors (``GuidedRAGError``); anything else is *unexplained*.
 """
@@ -21,7 +21,8 @@ from neo4j import Driver
 
 from guidedrag_graph import templates
 from guidedrag_graph.errors import GuidedRAGError
-from guidedrag_graph.selection import ast as A
+from guidedrag_graph.selection import nodes as A
+from guidedrag_graph.selection.json_form import from_json
 from guidedrag_graph.selection.parser import parse
 from guidedrag_graph.selection.selector import Selector
 
@@ -140,11 +141,11 @@ def attempt(selector: Selector, item: str | A.Expr | dict[str, Any] | list[Any])
     started = time.perf_counter()
     try:
         if isinstance(item, str) and item.lstrip().startswith(("{", "[")):
-            expr = A.Expr.from_json(item, selector.limits)
+            expr = from_json(item, selector.limits)
         elif isinstance(item, str):
             expr = parse(item, selector.limits)
         elif isinstance(item, (dict, list)):
-            expr = A.Expr.from_json(item, selector.limits)  # type: ignore[arg-type]
+            expr = from_json(item, selector.limits)  # type: ignore[arg-type]
         else:
             expr = item
         prep = selector.prepare(expr)

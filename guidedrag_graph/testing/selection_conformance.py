@@ -19,7 +19,7 @@ import pytest
 
 from guidedrag_graph.selection import Boost, Expr, Tier, entity, khop, parse
 from guidedrag_graph.selection.evaluator import DocumentRec, EntityRec, InMemoryGraph
-from guidedrag_graph.selection.examples import HOSTILE, roman_graph
+from guidedrag_graph.testing.examples import HOSTILE, roman_graph
 
 
 def hub_graph() -> InMemoryGraph:
@@ -43,7 +43,7 @@ def hub_graph() -> InMemoryGraph:
     return g
 
 
-# roman_graph (selection/examples.py), for reading the expected values:
+# roman_graph (testing/examples.py), for reading the expected values:
 #   documents d1 "Roman History" wiki 2005-03-01: c1 c2 c3 | d2 "Paris" news 1999-01-01: c4 |
 #   d3 "Undated" wiki (no date): c5 c6
 #   mentions  c1: Rome, Julius Caesar  c2: Julius Caesar, Gaul  c3: Roman Empire

@@ -15,7 +15,7 @@ one selection per approach:
 ``Approach`` (a column plus how it runs: tagged entities, relaxed ∩, soft steering, widened by the
 co-mention neighbourhood ``near(E)``). It lives here, not in ``evaluation/``, because the pipeline's
 default selection (``steering="hard"``) is the GraphRAG* column; the harness only lists variants.
-The ``auto`` default's graded tiers are built by :mod:`guidedrag_graph.tiers`.
+The ``auto`` default's graded tiers are built by :mod:`guidedrag_graph.steering.tiers`.
 """
 
 from __future__ import annotations

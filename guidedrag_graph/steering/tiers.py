@@ -31,11 +31,11 @@ from functools import reduce
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from guidedrag_graph.planning import Configuration, configuration_of
 from guidedrag_graph.schema import relation_type_name
 from guidedrag_graph.selection import Expr, entity, hop, khop, near
-from guidedrag_graph.selection.ast import Boost, Tier
+from guidedrag_graph.selection.nodes import Boost, Tier
 from guidedrag_graph.semantics import Semantics
+from guidedrag_graph.steering.mapping import Configuration, configuration_of
 
 # Tier names, strongest first (the order ties are broken in).
 TIER_NAMES: tuple[str, ...] = ("∩", "E", "A_rel", "A_hop", "N")

@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from guidedrag_graph.selection import EmptySelection, Expr, Selector
-from guidedrag_graph.selection import ast as A
-from guidedrag_graph.selection.compiler import CompiledSelection, Resolved, compile_plan
-from guidedrag_graph.tiers import AutoPlan
+from guidedrag_graph.selection import nodes as A
+from guidedrag_graph.selection.compiler import CompiledSelection, compile_plan
+from guidedrag_graph.selection.primitives import Resolved
+from guidedrag_graph.steering.tiers import AutoPlan
 
 
 @dataclass(frozen=True)

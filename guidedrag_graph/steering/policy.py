@@ -25,9 +25,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.planning import configuration_of
 from guidedrag_graph.semantics import QuestionType, Semantics
-from guidedrag_graph.tiers import TierWeights
+from guidedrag_graph.steering.mapping import configuration_of
+from guidedrag_graph.steering.tiers import TierWeights
 from guidedrag_graph.vocabulary import PromptTemplate, Ranker
 
 

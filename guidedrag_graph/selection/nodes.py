@@ -1,7 +1,7 @@
 """The selection algebra as immutable expression nodes (paper §3.2, DESIGN §4).
 
 Every node denotes a set of chunks. Three forms round-trip: the Python builders below, the text
-DSL (``to_text()`` / ``parse()``) and a JSON form (``to_json()`` / ``Expr.from_json()``). This
+DSL (``to_text()`` / ``parse()``) and a JSON form (``to_json()`` / ``from_json()``). This
 module gathers the nodes (``core.py``: ``Expr`` and the set operations; ``primitives.py``: the
 leaves, with ``entity_primitives.py`` and ``document_primitives.py``; ``boost.py``: weighted
 tiers) and registers every kind in ``NODE_TYPES``.
