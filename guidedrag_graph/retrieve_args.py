@@ -30,8 +30,10 @@ class RetrieveArgs(BaseModel):
     steering: Steering | None = None
     path: Path | None = None
     threshold: float | None = Field(None, ge=-1.0, le=1.0)
+    fetch_k: int | None = Field(None, ge=1)
+    mmr_lambda: float | None = Field(None, ge=0.0, le=1.0)
 
-    @field_validator("threshold")
+    @field_validator("threshold", "mmr_lambda")
     @classmethod
     def _finite(cls, value: float | None) -> float | None:
         if value is not None and not math.isfinite(value):
@@ -47,6 +49,8 @@ class RetrieveArgs(BaseModel):
         steering: str | None,
         path: str | None,
         threshold: float | None,
+        fetch_k: int | None = None,
+        mmr_lambda: float | None = None,
     ) -> RetrieveArgs:
         try:
             return cls.model_validate(
@@ -56,6 +60,8 @@ class RetrieveArgs(BaseModel):
                     "steering": steering,
                     "path": path,
                     "threshold": threshold,
+                    "fetch_k": fetch_k,
+                    "mmr_lambda": mmr_lambda,
                 }
             )
         except ValidationError as exc:
@@ -65,6 +71,7 @@ class RetrieveArgs(BaseModel):
             )
             raise ConfigurationError(
                 f"invalid retrieve() argument ({problems}); use k >= 1, threshold in [-1, 1], "
+                f"fetch_k >= 1, mmr_lambda in [0, 1], "
                 f"steering {one_of(STEERINGS)}, ranker {one_of(RANKERS)}, path {one_of(PATHS)}"
             ) from None
 

@@ -221,3 +221,48 @@ def test_soft_steering_with_mmr_keeps_members_and_diversifies(
     assert ranking.ranker == "mmr" and ranking.steering == "soft"
     assert len({c.id for c in ranking.chunks}) == 5
     assert all(c.in_selection and c.id in members for c in ranking.chunks)  # β > 1: members
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({"k": 0}, "k=0"),
+        ({"k": -3}, "k=-3"),
+        ({"ranker": "bm25"}, "ranker='bm25'"),
+        ({"threshold": 1.5}, "threshold=1.5"),
+        ({"fetch_k": 0}, "fetch_k=0"),
+        ({"mmr_lambda": 2.0}, "mmr_lambda=2.0"),
+        ({"path": "sideways"}, "path='sideways'"),
+    ],
+)
+def test_rank_checks_its_arguments_as_retrieve_does(
+    random_kb: tuple[Driver, dict[str, np.ndarray], np.ndarray],
+    settings: Settings,
+    arguments: dict[str, Any],
+    named: str,
+) -> None:
+    """``Retriever.rank`` (public, the module's example) validates through ``RetrieveArgs``:
+    ``k=0`` was silently the settings' top_k here while ``GuidedRAG.retrieve`` refused it."""
+    driver, _, query = random_kb
+    with pytest.raises(ConfigurationError, match="invalid retrieve\\(\\) argument") as info:
+        Retriever(GraphContext.open(settings, driver)).rank(query, None, **arguments)
+    assert named in str(info.value) and "\n" not in str(info.value)
+
+
+def test_k_none_means_the_settings_top_k(
+    random_kb: tuple[Driver, dict[str, np.ndarray], np.ndarray], settings: Settings
+) -> None:
+    driver, vectors, query = random_kb
+    ranking = Retriever(GraphContext.open(settings, driver)).rank(query, None, k=None)
+    assert [c.id for c in ranking.chunks] == numpy_top(
+        vectors, sorted(vectors), query, settings.top_k
+    )
+
+
+def test_every_ranker_word_is_a_registered_ranker() -> None:
+    """The vocabulary the settings and the CLI accept and the registry that ranks are one set."""
+    from guidedrag_graph.retrieval.ordering import RANKER_REGISTRY
+    from guidedrag_graph.vocabulary import RANKERS
+
+    assert tuple(RANKER_REGISTRY) == RANKERS
+    assert [r.needs_vectors for r in RANKER_REGISTRY.values()] == [False, True]

@@ -11,9 +11,11 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
+from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.retrieval.results import RankedChunk
 
 
@@ -61,6 +63,72 @@ class Ordered:
     timings: dict[str, float]
 
 
+class Ranker:
+    """How ranked candidates become the top k: what a ranker needs from Neo4j (the candidates'
+    vectors or not), how many candidates it asks for, and how it orders them. The registry
+    below is the one place a ranker is defined; ``vocabulary.Ranker`` names the same keys (a
+    test holds them equal), so settings, ``retrieve()`` and the CLI accept exactly these."""
+
+    name: ClassVar[str]
+    needs_vectors: ClassVar[bool] = False
+
+    def fetch(self, k: int, fetch_k: int | None, default_fetch: int) -> int:
+        """Candidates to ask Neo4j for: at least ``k``."""
+        return max(fetch_k or k, k)
+
+    def choose(
+        self,
+        candidates: list[RankedChunk],
+        relevance: list[float],
+        k: int,
+        query: Sequence[float],
+        lambda_: float,
+    ) -> list[int]:
+        """Indices into ``candidates``, best first."""
+        order = sorted(range(len(candidates)), key=lambda i: (-relevance[i], candidates[i].id))
+        return order[:k]
+
+
+class ByScore(Ranker):
+    """By score (cosine, or the boosted score under soft/auto), ties by chunk id."""
+
+    name = "cosine"
+
+
+class MaximalMarginalRelevance(Ranker):
+    """MMR over ``mmr_fetch_k`` candidates (their vectors come back with them)."""
+
+    name = "mmr"
+    needs_vectors = True
+
+    def fetch(self, k: int, fetch_k: int | None, default_fetch: int) -> int:
+        return max(fetch_k or default_fetch, k)
+
+    def choose(
+        self,
+        candidates: list[RankedChunk],
+        relevance: list[float],
+        k: int,
+        query: Sequence[float],
+        lambda_: float,
+    ) -> list[int]:
+        matrix = np.array([c.embedding for c in candidates], dtype=np.float64)
+        return mmr(np.asarray(query), matrix, relevance, k, lambda_)
+
+
+RANKER_REGISTRY: dict[str, Ranker] = {r.name: r for r in (ByScore(), MaximalMarginalRelevance())}
+
+
+def ranker_named(name: str) -> Ranker:
+    """The registered ranker ``name``, or a one-line error listing those there are."""
+    try:
+        return RANKER_REGISTRY[name]
+    except (KeyError, TypeError):
+        raise ConfigurationError(
+            f"unknown ranker {name!r}; use one of {tuple(RANKER_REGISTRY)}"
+        ) from None
+
+
 def final_order(
     candidates: list[RankedChunk],
     relevance: list[float],
@@ -72,16 +140,18 @@ def final_order(
     lambda_: float,
     keep: int | None = None,
 ) -> Ordered:
-    """Drop candidates under ``threshold`` (raw cosine), then take ``k``: by ``relevance``
-    (ties: chunk id) or by MMR. ``keep`` (calibration) returns that many instead of ``k``."""
+    """Drop candidates under ``threshold`` (raw cosine), then take ``k`` as ``ranker`` orders
+    them. ``keep`` (calibration) returns that many instead of ``k`` (by score)."""
     if threshold is not None:
         kept = [i for i, c in enumerate(candidates) if c.cosine >= threshold]
         candidates = [candidates[i] for i in kept]
         relevance = [relevance[i] for i in kept]
-    if ranker == "mmr" and candidates:
+    chosen = ranker_named(ranker)
+    if not candidates:
+        return Ordered([], {})
+    if chosen.needs_vectors:
         started = time.perf_counter()
-        matrix = np.array([c.embedding for c in candidates], dtype=np.float64)
-        order = mmr(np.asarray(query), matrix, relevance, k, lambda_)
-        return Ordered([candidates[i] for i in order], {"mmr": time.perf_counter() - started})
-    order = sorted(range(len(candidates)), key=lambda i: (-relevance[i], candidates[i].id))
-    return Ordered([candidates[i] for i in order[: max(k, keep or 0)]], {})
+        order = chosen.choose(candidates, relevance, k, query, lambda_)
+        return Ordered([candidates[i] for i in order], {chosen.name: time.perf_counter() - started})
+    order = chosen.choose(candidates, relevance, max(k, keep or 0), query, lambda_)
+    return Ordered([candidates[i] for i in order], {})

@@ -24,7 +24,7 @@ import numpy as np
 
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.retrieval.ordering import Ordered, final_order
+from guidedrag_graph.retrieval.ordering import Ordered, final_order, ranker_named
 from guidedrag_graph.retrieval.paths import Paths
 from guidedrag_graph.retrieval.planner import Plan, Planner
 from guidedrag_graph.retrieval.results import Fetched, RankedChunk, Ranking
@@ -33,7 +33,7 @@ from guidedrag_graph.retrieval.selections import (
     CompiledSelectionLike,
     CompiledTiersLike,
 )
-from guidedrag_graph.vocabulary import RANKERS
+from guidedrag_graph.retrieve_args import RetrieveArgs
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class _Order:
 
     @property
     def with_embedding(self) -> bool:
-        return self.ranker == "mmr"  # MMR needs the candidates' vectors
+        return ranker_named(self.ranker).needs_vectors  # MMR needs the candidates' vectors
 
     def apply(
         self, candidates: list[RankedChunk], relevance: list[float], keep: int | None = None
@@ -140,7 +140,7 @@ class Retriever:
         forces a physical path (one of ``vocabulary.PATHS``) instead of the planner's.
         """
         _check_steering(steering)
-        order = self._order(query_vector, k, ranker, threshold, fetch_k, mmr_lambda)
+        order = self._order(query_vector, k, ranker, threshold, fetch_k, mmr_lambda, path)
         selection = selection or AllChunks(self.graph.schema)
         if getattr(selection, "is_boost", False):  # a boost(...) ranks its tiers over U
             return self._rank_tiers(order, selection)  # type: ignore[arg-type]
@@ -336,15 +336,26 @@ class Retriever:
         threshold: float | None,
         fetch_k: int | None,
         mmr_lambda: float | None,
+        path: str | None = None,
     ) -> _Order:
-        """The arguments every ranking ends with, with the settings' defaults filled in."""
-        _check_ranker(ranker)
+        """The arguments every ranking ends with, with the settings' defaults filled in. They are
+        checked by the same model as ``GuidedRAG.retrieve``'s, so ``k=0`` is an error here too,
+        never "the settings' top_k" (``None`` means that)."""
+        RetrieveArgs.check(
+            k=k,
+            ranker=ranker,
+            steering=None,
+            path=path,
+            threshold=threshold,
+            fetch_k=fetch_k,
+            mmr_lambda=mmr_lambda,
+        )
         settings = self.graph.settings
-        k = k or settings.top_k
+        k = settings.top_k if k is None else k
         return _Order(
             vector=[float(x) for x in np.asarray(query_vector, dtype=np.float64).ravel()],
             k=k,
-            fetch=max(fetch_k or (settings.mmr_fetch_k if ranker == "mmr" else k), k),
+            fetch=ranker_named(ranker).fetch(k, fetch_k, settings.mmr_fetch_k),
             ranker=ranker,
             threshold=settings.similarity_threshold if threshold is None else threshold,
             lambda_=settings.mmr_lambda if mmr_lambda is None else mmr_lambda,
@@ -358,7 +369,3 @@ def _check_steering(steering: str) -> None:
             "(auto ranks graded tiers: Retriever.rank_tiers)"
         )
 
-
-def _check_ranker(ranker: str) -> None:
-    if ranker not in RANKERS:
-        raise ConfigurationError(f"unknown ranker {ranker!r}; use one of {RANKERS}")
