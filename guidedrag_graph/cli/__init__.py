@@ -16,6 +16,8 @@ from collections.abc import Sequence
 
 import click
 
+from guidedrag_graph.cli.schema_option import schema_option
+
 # name -> (module, attribute, short help as `guidedrag --help` lists it)
 _LAZY: dict[str, tuple[str, str, str]] = {
     "neo4j": (
@@ -128,18 +130,9 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="guidedrag-graph")
-@click.option(
-    "--schema",
-    "schema_file",
-    type=click.Path(exists=True, dir_okay=False),
-    default=None,
-    help="schema mapping file (TOML/JSON) for this command; same as GUIDEDRAG_SCHEMA_FILE",
-)
-def cli(schema_file: str | None) -> None:
+@schema_option
+def cli() -> None:
     """GuidedRAG on Neo4j: steer retrieval with a selection over your knowledge graph."""
-    if schema_file:
-        # Every command reads Settings() from the environment: one place sets it for all.
-        os.environ["GUIDEDRAG_SCHEMA_FILE"] = os.path.abspath(schema_file)
 
 
 def _debug() -> bool:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from guidedrag_graph.cli.schema_option import schema_file
 from guidedrag_graph.config import Settings
 from guidedrag_graph.config import load_settings as _load_settings
 
@@ -21,8 +22,10 @@ if TYPE_CHECKING:
 
 
 def load_settings() -> Settings:
-    """The settings, or a one-line ConfigurationError naming the variable that is wrong."""
-    return _load_settings()
+    """The settings, or a one-line ConfigurationError naming the variable that is wrong; a
+    ``--schema`` given to this command wins over ``GUIDEDRAG_SCHEMA_FILE``."""
+    given = schema_file()
+    return _load_settings(schema_file=given) if given else _load_settings()
 
 
 # The adoption record of the graph this command connected to (driver_for), for schema_of.

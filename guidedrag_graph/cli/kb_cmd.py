@@ -9,6 +9,7 @@ from typing import Literal
 import click
 
 from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
+from guidedrag_graph.cli.schema_option import schema_option
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import GuidedRAGError
 from guidedrag_graph.kb.loader import DEFAULT_BATCH_SIZE, LoadReport, load_bundle
@@ -239,20 +240,6 @@ def musique(
 
 # --- existing graphs: kb inspect / kb adopt (docs/existing-kgs.md) ---------------------------
 _ADOPTABLE = ("guidedrag", "neo4j-graphrag", "neo4j-graphrag-builder", "langchain", "llamaindex")
-_schema_option = click.option(
-    "--schema",
-    "schema_file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    default=None,
-    help="schema mapping file (TOML/JSON); default GUIDEDRAG_SCHEMA_FILE, else the preset",
-)
-
-
-def _settings_with_schema(schema_file: Path | None) -> Settings:
-    settings = load_settings()
-    return settings.model_copy(update={"schema_file": schema_file}) if schema_file else settings
-
-
 @kb.command("inspect")
 @click.option(
     "--out",
@@ -334,7 +321,7 @@ def inspect_cmd(out: Path | None, sample: int, as_json: bool) -> None:
 
 
 @kb.command("adopt")
-@_schema_option
+@schema_option
 @click.option(
     "--preset",
     type=click.Choice(sorted(_ADOPTABLE)),
@@ -345,9 +332,7 @@ def inspect_cmd(out: Path | None, sample: int, as_json: bool) -> None:
 @click.option("--drop", is_flag=True, help="undo: drop what adopt created, nothing else")
 @click.option("--no-progress", is_flag=True, help="no progress bar")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
-def adopt_cmd(
-    schema_file: Path | None, preset: str | None, drop: bool, no_progress: bool, as_json: bool
-) -> None:
+def adopt_cmd(preset: str | None, drop: bool, no_progress: bool, as_json: bool) -> None:
     """Create only what guided retrieval needs on an existing graph (full-text index on entity
     names, name_key, chunk vector index) and record it, so later commands need no variable set;
     --drop undoes it."""
@@ -355,7 +340,7 @@ def adopt_cmd(
     from guidedrag_graph.kb.adopt import adopt, unadopt
     from guidedrag_graph.mapping_fit import schema_mismatch
 
-    settings = _settings_with_schema(schema_file)
+    settings = load_settings()
     if preset is not None:
         settings = settings.model_copy(update={"schema_preset": preset})
     with driver_for(settings) as driver:
