@@ -106,7 +106,7 @@ class Settings(BaseSettings):
     # --- Selection and retrieval ---
     top_k: int = Field(5, ge=1, le=100_000)
     max_top_k: int = Field(
-        1_000, ge=1, le=100_000, description="largest k a retrieve() may ask for (issue 22)"
+        1_000, ge=1, le=100_000, description="largest k a retrieve() may ask for (docs/security.md)"
     )
     max_question: int = Field(
         4_096,
@@ -145,7 +145,7 @@ class Settings(BaseSettings):
         0.80, ge=-1.0, le=1.0, description="embedding/hybrid taggers: least name cosine kept"
     )
 
-    # --- Selection limits and query timeout (issue 10; bounds: selection/limits.py CEILING) ---
+    # --- Selection limits and query timeout (bounds: selection/limits.py CEILING) ---
     max_terms: int = Field(
         200, ge=1, le=2_000, description="most terms (entity(), hop(), ...) in one selection"
     )
@@ -185,7 +185,7 @@ class Settings(BaseSettings):
     @field_validator(*_NAME_FIELDS, check_fields=False)
     @classmethod
     def _printable_name(cls, value: str) -> str:
-        """Index names and the prefix become identifiers: checked when read (issue 22)."""
+        """Index names and the prefix become identifiers: checked when read, before any query."""
         problem = identifier_problem(value) if isinstance(value, str) else None
         if problem is not None:
             raise ValueError(problem)

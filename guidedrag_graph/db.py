@@ -36,7 +36,7 @@ from guidedrag_graph.errors import (
 )
 
 # Every query we send carries a transaction timeout, so a runaway query (a huge selection, a hub
-# expansion) is stopped by the server itself, not only abandoned by the client (issue 10, D1).
+# expansion) is stopped by the server itself, not only abandoned by the client.
 # Drivers made by ``connect`` use ``settings.query_timeout``; any other driver gets the default.
 DEFAULT_QUERY_TIMEOUT = 30.0
 _TIMEOUTS: weakref.WeakKeyDictionary[Driver, float] = weakref.WeakKeyDictionary()

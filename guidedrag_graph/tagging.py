@@ -1,4 +1,4 @@
-"""Entity taggers: find the KB entities a question names (paper §5.1, DESIGN §7).
+"""Entity taggers: find the KB entities a question names (paper §5.1; docs/entity-linking.md).
 
 Used by the GraphRAG baseline and by users who state no semantics (``--auto-semantics``).
 Every tagger returns names **that exist in the KB**, best first:

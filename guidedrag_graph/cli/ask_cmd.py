@@ -46,7 +46,7 @@ def stated_semantics(
 
 
 def _shown_id(chunk_id: str, short: str) -> str:
-    """A builder's element id or hash with its short readable form first (issue 21)."""
+    """A builder's element id or hash with its short readable form first."""
     return chunk_id if short == chunk_id else f"{short} {chunk_id}"
 
 

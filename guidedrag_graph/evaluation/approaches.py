@@ -5,7 +5,7 @@ stage (:mod:`guidedrag_graph.steering.mapping`); this module only lists the vari
 paper's mapping we run: a *relaxed* policy that turns an intersection holding fewer than ``k``
 chunks into a union (for KGs with one subject entity per paragraph, where ∩ is nearly always
 empty), *soft* steering (rank over U with the selection boosted), a *neighbourhood* widening by the
-co-mention neighbourhood ``near(E)`` (DESIGN §4), and the library's default, ``auto`` (graded
+co-mention neighbourhood ``near(E)`` (docs/selections.md), and the library's default, ``auto`` (graded
 tiers, see docs/steering.md), as a user gets it (``guidedrag``) and fitted per fold
 (``guidedrag-calibrated``)."""
 
@@ -71,7 +71,7 @@ APPROACHES: dict[str, Approach] = {
             "graphrag*",
             tagged=False,
             steering="soft",
-            description="GraphRAG*'s selection as a soft boost over U (DESIGN §5)",
+            description="GraphRAG*'s selection as a soft boost over U (docs/steering.md)",
         ),
         Approach(
             "graphrag*-near",
@@ -154,7 +154,7 @@ APPROACHES: dict[str, Approach] = {
     )
 }
 
-# The doors (every way in) and the peers (what a Neo4j user would pick instead): issue 19.
+# The doors (every way in) and the peers (what a Neo4j user would pick instead).
 DOOR_AND_PEER_APPROACHES: tuple[str, ...] = (
     "guidedrag-question",
     "guidedretriever",

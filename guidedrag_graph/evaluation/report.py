@@ -45,7 +45,7 @@ def render_markdown(run: EvalRun, summary: EvalSummary) -> str:
 
 
 def _doors_section(run: EvalRun, summary: EvalSummary, approaches: list[str]) -> list[str]:
-    """The doors beside the default (same ids?) and the peers beside base RAG (issue 19)."""
+    """The doors beside the default (same ids?) and the peers beside base RAG (docs/evaluation.md)."""
     doors = [a for a in ("guidedrag-question", "guidedretriever") if a in approaches]
     peers = [a for a in ("nggr-vector", "nggr-hybrid", "ppr-reference") if a in approaches]
     if not doors and not peers:
@@ -130,7 +130,7 @@ def _approaches_section(
     ]
     extras = [a for a in approaches if not APPROACHES[a].from_paper]
     if extras:
-        blocks.append("Extra approaches, not in the paper (DESIGN §5, §7):\n")
+        blocks.append("Extra approaches, not in the paper (docs/evaluation.md):\n")
         blocks += [f"- `{a}`: {APPROACHES[a].description}." for a in extras]
         blocks.append("")
     return blocks + _cells_ran(summary, approaches)

@@ -1,4 +1,4 @@
-"""Retrieval: rank chunks by cosine *inside Neo4j*, within a selection (paper §3.3, DESIGN §5).
+"""Retrieval: rank chunks by cosine *inside Neo4j*, within a selection (paper §3.3).
 
 ``Retriever`` (steering: hard, soft, auto's graded tiers) asks the ``Planner`` for a physical
 path by selection size and server, runs it through ``Paths`` (exact, plugin, search_in, index)

@@ -14,20 +14,14 @@ from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.schema import ELEMENT_ID
 
-# Largest selection ranked exactly, keyed by the index path the planner would use instead.
-# Measured with benchmarks/planner_bench.py (384-d random unit vectors, quantization none, k=5,
-# a shared, heavily loaded 2-core machine, so timings are noisy; results in benchmarks/results/):
-# - 2026.08.1 (30k and 10k chunks, two runs): exact 18-78 ms up to 300 chunks, 78-231 ms at
-#   1,000, vs. filtered SEARCH 20-67 ms; at 3,000 exact 229-383 ms vs. 68-128 ms. The crossover
-#   lies between 300 and 1,000 chunks. Filtered SEARCH also loses recall on very large
-#   selections (0.97 at 10k of 30k; 0.54 when the selection is the whole corpus).
-# - 5.26.30 (10k chunks): exact 400 ms vs. index post-filter 476 ms at 1,000; 818 vs. 141 ms at
-#   3,000, where the post-filter's recall@5 drops to 0.69. Crossover between 1,000 and 3,000.
+# Largest selection ranked exactly, keyed by the index path the planner would use instead. Below
+# it exact cosine is both faster and exact; above it the index path is faster but loses recall
+# as the selection grows. Measured by benchmarks/planner_bench.py on both server lines; the
+# figures and how they were taken are in docs/planner.md ("Measured here").
 MEASURED_EXACT_MAX: dict[str, int] = {"search_in": 500, "index": 1_000}
-# With the rank plugin, exact ranking costs ~1 µs per selected chunk once cached (0.8 µs at 10k
-# chunks vs. 45 µs for Cypher's cosine; benchmarks/plugin_bench.py, results/plugin_*.json): the
-# selection itself costs more than ranking it, so exact (recall 1.0) is the default far beyond
-# where filtered SEARCH loses recall (0.93 at 10% of the corpus).
+# With the rank plugin, exact ranking costs about a microsecond per selected chunk once cached,
+# less than selecting the chunk, so exact (recall 1.0) stays the default far beyond the Cypher
+# crossover (benchmarks/plugin_bench.py; figures in docs/plugin.md).
 MEASURED_PLUGIN_EXACT_MAX = 200_000
 
 

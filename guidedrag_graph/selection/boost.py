@@ -1,4 +1,4 @@
-"""Weighted tiers (issue 11, /work/coord/BOOST.md): ``boost(entity('x'): 0.2, near('x'): 0.05)``.
+"""Weighted tiers (docs/steering.md): ``boost(entity('x'): 0.2, near('x'): 0.05)``.
 
 The set of a ``Boost`` is U (every chunk); ranking adds to each chunk's score the largest weight
 of the tiers whose selection holds it. It is only valid as a whole selection.

@@ -198,7 +198,7 @@ class _Builder:
 
     def entity_group(self, expr: A.Expr) -> tuple[A.Expr, ...] | None:
         """The names of a union made only of entity terms (a | b | entity([c, d]) ...), which
-        compiles to ONE subquery over all their ids (issue 10, D1); None otherwise. Sizes mode
+        compiles to ONE subquery over all their ids; None otherwise. Sizes mode
         keeps every node (it reports each one)."""
         if not self.merge or not isinstance(expr, A.Union):
             return None

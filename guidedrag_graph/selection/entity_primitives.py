@@ -169,7 +169,7 @@ class Entities(Leaf):
 
     The same set as ``entity('a') | entity('b')``, but one term: every name resolves on its own
     and all their ids go to ONE subquery as one list parameter, so a hundred names cost one
-    index seek per id, not a hundred subqueries for the planner (issue 10, D1).
+    index seek per id, not a hundred subqueries for the planner.
     """
 
     names: tuple[str, ...]

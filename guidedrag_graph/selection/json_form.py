@@ -1,4 +1,4 @@
-"""The JSON form of a selection, validated by a pydantic schema node by node (issue 10, D2/D3).
+"""The JSON form of a selection, validated by a pydantic schema node by node.
 
 Each node type has a strict model of its own fields (a string is a string, an integer is not a
 boolean, unknown keys are errors); children stay raw and are converted by an explicit stack, so

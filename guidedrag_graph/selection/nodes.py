@@ -1,4 +1,4 @@
-"""The selection algebra as immutable expression nodes (paper §3.2, DESIGN §4).
+"""The selection algebra as immutable expression nodes (paper §3.2; docs/selections.md).
 
 Every node denotes a set of chunks. Three forms round-trip: the Python builders below, the text
 DSL (``to_text()`` / ``parse()``) and a JSON form (``to_json()`` / ``from_json()``). This

@@ -1,4 +1,4 @@
-"""The primitives: each leaf kind of the algebra, defined in one place (issue 9).
+"""The primitives: each leaf kind of the algebra, defined in one place.
 
 A primitive's class declares everything about it, and the consumers dispatch on it (sqlglot's
 habit), never on ``isinstance`` ladders:

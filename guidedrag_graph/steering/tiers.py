@@ -1,4 +1,4 @@
-"""The ``auto`` default: graded tiers of graph evidence, as boosts over every chunk (issue 11).
+"""The ``auto`` default: graded tiers of graph evidence, as boosts over every chunk.
 
 Hard steering (the paper) ranks only inside one selection, so when the answer sits one step away
 from the named entity (a multi-hop question), or the intersection of two entities is empty, it
