@@ -76,7 +76,7 @@ class RetrieveArgs(BaseModel):
             ) from None
 
 
-# --- bounded inputs (docs/security.md) ----------------------------------------------------------------
+# --- bounded inputs (docs/security.md)-------------------------------------------------------
 # Checked before anything is embedded or sent: a 5 MB question costs a len(), not minutes of CPU.
 
 

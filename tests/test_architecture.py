@@ -16,11 +16,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "guidedrag_graph"
 MAX_LINES = 400
+_LINT = "from importlinter.cli import lint_imports_command as c; c()"
 
 
 def _lint_imports(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", "from importlinter.cli import lint_imports_command as c; c()", *args],
+        [sys.executable, "-c", _LINT, *args],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -5,8 +5,8 @@ stage (:mod:`guidedrag_graph.steering.mapping`); this module only lists the vari
 paper's mapping we run: a *relaxed* policy that turns an intersection holding fewer than ``k``
 chunks into a union (for KGs with one subject entity per paragraph, where ∩ is nearly always
 empty), *soft* steering (rank over U with the selection boosted), a *neighbourhood* widening by the
-co-mention neighbourhood ``near(E)`` (docs/selections.md), and the library's default, ``auto`` (graded
-tiers, see docs/steering.md), as a user gets it (``guidedrag``) and fitted per fold
+co-mention neighbourhood ``near(E)`` (see docs/selections.md), and the library's default, ``auto``
+(graded tiers, see docs/steering.md), as a user gets it (``guidedrag``) and fitted per fold
 (``guidedrag-calibrated``)."""
 
 from __future__ import annotations

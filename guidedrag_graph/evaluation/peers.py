@@ -1,4 +1,4 @@
-"""The eval rows that measure the doors and the peers (docs/evaluation.md): the same questions through
+"""The eval rows that measure the doors and the peers: the same questions through
 every way a user comes in, and through what a Neo4j user would pick instead.
 
 - ``guidedrag-question``: the question alone, as a GraphRAG app sends it (no stated semantics):

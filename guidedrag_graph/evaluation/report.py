@@ -45,7 +45,7 @@ def render_markdown(run: EvalRun, summary: EvalSummary) -> str:
 
 
 def _doors_section(run: EvalRun, summary: EvalSummary, approaches: list[str]) -> list[str]:
-    """The doors beside the default (same ids?) and the peers beside base RAG (docs/evaluation.md)."""
+    """The doors beside the default (same ids?), the peers beside base RAG."""
     doors = [a for a in ("guidedrag-question", "guidedretriever") if a in approaches]
     peers = [a for a in ("nggr-vector", "nggr-hybrid", "ppr-reference") if a in approaches]
     if not doors and not peers:

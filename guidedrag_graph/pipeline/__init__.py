@@ -4,7 +4,8 @@
 it returns (``RetrievalResult``, ``Answer``).
 """
 
-from guidedrag_graph.pipeline.guided import GuidedRAG, default_selection
+from guidedrag_graph.pipeline.guided import GuidedRAG
+from guidedrag_graph.pipeline.question import default_selection
 from guidedrag_graph.pipeline.results import Answer, RetrievalResult
 
 __all__ = ["Answer", "GuidedRAG", "RetrievalResult", "default_selection"]

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
 from neo4j import Driver
@@ -28,13 +27,19 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.generation import Generator
+from guidedrag_graph.pipeline.auto import no_chunk_passes, retrieve_auto
 from guidedrag_graph.pipeline.linked import AutoSemantics, forgive_relations, link_semantics
+from guidedrag_graph.pipeline.question import (
+    Question,
+    RetrieveOptions,
+    Selection,
+    default_selection,
+)
 from guidedrag_graph.pipeline.results import Answer, RetrievalResult
-from guidedrag_graph.retrieval import AllChunks, CompiledSelectionLike, Ranking, Retriever
+from guidedrag_graph.retrieval import AllChunks, CompiledSelectionLike, Retriever
 from guidedrag_graph.retrieval.filters import (
     ChunkFilter,
     FilteredSelection,
-    FilteredTiers,
     check_fields,
     compile_filter,
 )
@@ -49,54 +54,10 @@ from guidedrag_graph.selection import (
     parse,
 )
 from guidedrag_graph.semantics import Semantics
-from guidedrag_graph.steering.boosts import prepare_tiers
-from guidedrag_graph.steering.mapping import PAPER_GUIDED, plan_selection
 from guidedrag_graph.steering.policy import SteeringPolicy
-from guidedrag_graph.steering.tiers import plan_auto
 
 if TYPE_CHECKING:
     from openai import OpenAI
-
-Selection = Expr | str | CompiledSelectionLike | None
-
-
-def default_selection(semantics: Semantics | None) -> Expr | None:
-    """The paper's GuidedRAG selection (Table 2, GraphRAG* column) for stated semantics."""
-    if semantics is None or semantics.is_empty or not semantics.entities:
-        return None
-    plan = plan_selection(PAPER_GUIDED, semantics)
-    return None if plan.is_all else plan.expr
-
-
-class RetrieveOptions(TypedDict, total=False):
-    """``retrieve``'s keyword options, which ``ask`` passes on unchanged."""
-
-    semantics: Semantics | None
-    k: int | None
-    ranker: str | None
-    steering: str | None
-    path: str | None
-    threshold: float | None
-    query_vector: Sequence[float] | None
-    filters: Mapping[str, Any] | None
-    link: bool | None
-
-
-@dataclass(frozen=True)
-class _Question:
-    """One ``retrieve`` call after validation: the question and everything decided about it."""
-
-    text: str
-    semantics: Semantics | None
-    ranker: str
-    k: int
-    template: str
-    path: str | None
-    threshold: float | None
-    vector: Sequence[float] | None  # the caller's embedding of the question, if it has one
-    chunk_filter: ChunkFilter | None = None  # filters: the candidates (U) the ranking is over
-    linked: tuple[dict[str, str], ...] = ()
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
 
 class GuidedRAG:
@@ -206,7 +167,7 @@ class GuidedRAG:
         )
         semantics = prepared_semantics.semantics
         decision = self.policy.decide(semantics)
-        asked = _Question(
+        asked = Question(
             text=question,
             semantics=semantics,
             ranker=args.ranker or decision.ranker,
@@ -226,7 +187,7 @@ class GuidedRAG:
             return RetrievalResult.abstention(
                 question,
                 "filters",
-                _no_chunk_passes(chunk_filter),
+                no_chunk_passes(chunk_filter),
                 ranker=asked.ranker,
                 steering=mode,
                 template=asked.template,
@@ -262,7 +223,7 @@ class GuidedRAG:
         return AutoSemantics(forgiven.semantics, linked.linked, linked.notes + forgiven.notes)
 
     def _retrieve_selection(
-        self, asked: _Question, selection: Selection, steering: str
+        self, asked: Question, selection: Selection, steering: str
     ) -> RetrievalResult:
         """Hard or soft steering over one selection; abstain on names the KB does not know."""
         timings: dict[str, float] = {}
@@ -307,7 +268,7 @@ class GuidedRAG:
         after: dict[str, float] = {}
         if ranking.selection_size == 0 and steering == "hard":
             if asked.chunk_filter is not None:
-                empty = _no_chunk_passes(asked.chunk_filter)
+                empty = no_chunk_passes(asked.chunk_filter)
             elif prepared is not None:
                 started = time.perf_counter()
                 empty = self.selector.explain_empty(prepared)
@@ -336,73 +297,18 @@ class GuidedRAG:
             return default_selection(semantics)
         return None
 
-    def _retrieve_auto(self, asked: _Question) -> RetrievalResult:
+    def _retrieve_auto(self, asked: Question) -> RetrievalResult:
         """``auto``: graded tiers from the semantics; abstain only on names the user stated."""
-        timings: dict[str, float] = {}
-        started = time.perf_counter()
-        plan = plan_auto(asked.semantics, self.policy.tier_weights(asked.semantics))
-        prepared = prepare_tiers(self.selector, plan)
-        timings["selection"] = time.perf_counter() - started
-        if prepared.empty is not None:  # nothing embedded, no vector search, no LLM call
-            return RetrievalResult.abstention(
-                asked.text,
-                plan.text(),
-                prepared.empty,
-                ranker=asked.ranker,
-                steering="auto",
-                template=asked.template,
-                semantics=asked.semantics,
-                timings=timings,
-                notes=list(asked.notes),
-                linked=list(asked.linked),
-            )
-        vector = self._question_vector(asked, timings)
-        notes: list[str] = list(asked.notes)
-        ranking: Ranking
-        empty: EmptySelection | None = None
-        if prepared.compiled is None:
-            notes.append("auto: the semantics name no entity, so every chunk ranks by cosine")
-            universe: CompiledSelectionLike = AllChunks(self.schema)
-            if asked.chunk_filter is not None:
-                universe = FilteredSelection(universe, asked.chunk_filter, self.schema)
-            ranking = self.retriever.rank(
-                vector,
-                universe,
-                k=asked.k,
-                ranker=asked.ranker,
-                path=asked.path,
-                threshold=asked.threshold,
-            )
-            if asked.chunk_filter is not None and ranking.selection_size == 0:
-                empty = _no_chunk_passes(asked.chunk_filter)
-        else:
-            tiers: Any = prepared.compiled
-            if asked.chunk_filter is not None:  # U = the chunks that pass; every tier inside it
-                tiers = FilteredTiers(prepared.compiled, asked.chunk_filter, self.schema)
-            ranking = self.retriever.rank_tiers(
-                vector, tiers, k=asked.k, ranker=asked.ranker, threshold=asked.threshold
-            )
-            if ranking.tier_sizes.get("∩") == 0:
-                notes.append(
-                    "auto: the named entities share no chunk (empty ∩); relaxed to their "
-                    "union (tier E) instead of abstaining"
-                )
-            if asked.chunk_filter is not None and ranking.tier_sizes.get("U") == 0:
-                empty = _no_chunk_passes(asked.chunk_filter)
-        return RetrievalResult.ranked(
-            asked.text,
-            None if prepared.expr is None else prepared.expr.to_text(),
-            ranking,
-            template=asked.template,
-            semantics=asked.semantics,
-            timings=timings,
-            notes=notes,
-            steering="auto",
-            empty=empty,
-            linked=list(asked.linked),
+        return retrieve_auto(
+            asked,
+            policy=self.policy,
+            selector=self.selector,
+            retriever=self.retriever,
+            schema=self.schema,
+            question_vector=self._question_vector,
         )
 
-    def _question_vector(self, asked: _Question, timings: dict[str, float]) -> np.ndarray:
+    def _question_vector(self, asked: Question, timings: dict[str, float]) -> np.ndarray:
         """The caller's vector when it has one (neo4j-graphrag passes ``query_vector``), else
         the question embedded (timed as ``embedding``)."""
         started = time.perf_counter()
@@ -442,15 +348,6 @@ class GuidedRAG:
         if not self.llm_configured:
             return Answer.prompt_only(retrieval, prompt, timings)
         return Answer.generated(retrieval, prompt, self.generator().generate(prompt), timings)
-
-
-def _no_chunk_passes(chunk_filter: ChunkFilter) -> EmptySelection:
-    """The answer when no chunk passes the filters: the KB has nothing to rank."""
-    return EmptySelection(
-        "empty_term",
-        "filters",
-        f"no chunk matches the filters {dict(chunk_filter.source)!r}",
-    )
 
 
 def _unknown_name(prepared: PreparedSelection) -> EmptySelection | None:

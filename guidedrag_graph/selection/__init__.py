@@ -1,4 +1,4 @@
-"""The selection stage: an algebra over chunk sets, compiled to one Cypher query (docs/selections.md).
+"""The selection stage: an algebra over chunk sets, compiled to one Cypher query.
 
 >>> from guidedrag_graph.selection import entity, hop, parse
 >>> expr = entity("Rome") & hop("Rome", ["FOUGHT_IN"])

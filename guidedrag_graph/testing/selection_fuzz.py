@@ -1,4 +1,4 @@
-"""Hostile selections for the reliability suite (docs/selection-limits.md): a hand-written corpus and a seeded
+"""Hostile selections for the reliability suite: a hand-written corpus and a seeded
 random generator, plus the one-attempt runner that classifies what happened.
 
 Used by ``tests/test_selection_reliability.py`` (short form, with hypothesis) and

@@ -1,0 +1,110 @@
+"""The ``auto`` default, run: graded tiers from the semantics, ranked over every chunk (U).
+
+A name the *user* stated and the KB does not know abstains before the question is embedded (no
+vector search, no LLM call: the paper's precision result); everything else ranks, with notes
+saying what was relaxed. ``GuidedRAG.retrieve`` decides when this runs; this module is how.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from guidedrag_graph.pipeline.results import RetrievalResult
+from guidedrag_graph.retrieval import AllChunks, CompiledSelectionLike, Ranking, Retriever
+from guidedrag_graph.retrieval.filters import ChunkFilter, FilteredSelection, FilteredTiers
+from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.selection import EmptySelection, Selector
+from guidedrag_graph.steering.boosts import prepare_tiers
+from guidedrag_graph.steering.policy import SteeringPolicy
+from guidedrag_graph.steering.tiers import plan_auto
+
+if TYPE_CHECKING:
+    from guidedrag_graph.pipeline.question import Question
+
+
+def retrieve_auto(
+    asked: Question,
+    *,
+    policy: SteeringPolicy,
+    selector: Selector,
+    retriever: Retriever,
+    schema: SchemaMapping,
+    question_vector: Callable[[Question, dict[str, float]], np.ndarray],
+) -> RetrievalResult:
+    """Rank ``asked`` under ``auto`` (``question_vector`` embeds it, timed, only if it ranks)."""
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    plan = plan_auto(asked.semantics, policy.tier_weights(asked.semantics))
+    prepared = prepare_tiers(selector, plan)
+    timings["selection"] = time.perf_counter() - started
+    if prepared.empty is not None:  # nothing embedded, no vector search, no LLM call
+        return RetrievalResult.abstention(
+            asked.text,
+            plan.text(),
+            prepared.empty,
+            ranker=asked.ranker,
+            steering="auto",
+            template=asked.template,
+            semantics=asked.semantics,
+            timings=timings,
+            notes=list(asked.notes),
+            linked=list(asked.linked),
+        )
+    vector = question_vector(asked, timings)
+    notes: list[str] = list(asked.notes)
+    ranking: Ranking
+    empty: EmptySelection | None = None
+    if prepared.compiled is None:
+        notes.append("auto: the semantics name no entity, so every chunk ranks by cosine")
+        universe: CompiledSelectionLike = AllChunks(schema)
+        if asked.chunk_filter is not None:
+            universe = FilteredSelection(universe, asked.chunk_filter, schema)
+        ranking = retriever.rank(
+            vector,
+            universe,
+            k=asked.k,
+            ranker=asked.ranker,
+            path=asked.path,
+            threshold=asked.threshold,
+        )
+        if asked.chunk_filter is not None and ranking.selection_size == 0:
+            empty = no_chunk_passes(asked.chunk_filter)
+    else:
+        tiers: Any = prepared.compiled
+        if asked.chunk_filter is not None:  # U = the chunks that pass; every tier inside it
+            tiers = FilteredTiers(prepared.compiled, asked.chunk_filter, schema)
+        ranking = retriever.rank_tiers(
+            vector, tiers, k=asked.k, ranker=asked.ranker, threshold=asked.threshold
+        )
+        if ranking.tier_sizes.get("∩") == 0:
+            notes.append(
+                "auto: the named entities share no chunk (empty ∩); relaxed to their "
+                "union (tier E) instead of abstaining"
+            )
+        if asked.chunk_filter is not None and ranking.tier_sizes.get("U") == 0:
+            empty = no_chunk_passes(asked.chunk_filter)
+    return RetrievalResult.ranked(
+        asked.text,
+        None if prepared.expr is None else prepared.expr.to_text(),
+        ranking,
+        template=asked.template,
+        semantics=asked.semantics,
+        timings=timings,
+        notes=notes,
+        steering="auto",
+        empty=empty,
+        linked=list(asked.linked),
+    )
+
+
+def no_chunk_passes(chunk_filter: ChunkFilter) -> EmptySelection:
+    """The answer when no chunk passes the filters: the KB has nothing to rank."""
+    return EmptySelection(
+        "empty_term",
+        "filters",
+        f"no chunk matches the filters {dict(chunk_filter.source)!r}",
+    )
