@@ -15,7 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.templates import identifier_problem
-from guidedrag_graph.vocabulary import Steering, Tagger
+from guidedrag_graph.vocabulary import SchemaPreset, Steering, Tagger
 
 DEFAULT_NEO4J_VERSION = "2026.08.1"
 # Public (it is in this file), so `connect` warns whenever it is in use.
@@ -86,9 +86,7 @@ class Settings(BaseSettings):
     embedding_cache_dir: Path = Field(default_factory=lambda: _default_cache_dir() / "embeddings")
 
     # --- Knowledge-base schema ---
-    schema_preset: Literal[
-        "guidedrag", "neo4j-graphrag", "neo4j-graphrag-builder", "langchain", "llamaindex", "custom"
-    ] = "guidedrag"
+    schema_preset: SchemaPreset | Literal["custom"] = "guidedrag"
     schema_file: Path | None = Field(
         None, description="TOML/JSON schema mapping file; wins over schema_preset (--schema)"
     )

@@ -20,6 +20,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.templates import ELEMENT_ID as ELEMENT_ID  # re-exported for mappings
 from guidedrag_graph.templates import escape_identifier, identifier_problem
+from guidedrag_graph.vocabulary import SCHEMA_PRESETS
 
 # An id field set to ELEMENT_ID addresses nodes by Neo4j's elementId instead of a property:
 # graphs written by KG builders (neo4j-graphrag's SimpleKGPipeline) have no id property at all.
@@ -170,7 +171,7 @@ _NEO4J_GRAPHRAG = SchemaMapping(
     document_source="path",
 )
 
-PRESETS: dict[str, SchemaMapping] = {
+PRESETS: dict[str, SchemaMapping] = {  # one per vocabulary.SchemaPreset (checked below)
     "guidedrag": SchemaMapping(preset="guidedrag"),
     # neo4j-graphrag's lexical graph: (Chunk)-[:FROM_DOCUMENT]->(Document),
     # (Chunk)-[:NEXT_CHUNK]->(Chunk), (__Entity__)-[:FROM_CHUNK]->(Chunk).
@@ -215,6 +216,20 @@ PRESETS: dict[str, SchemaMapping] = {
         entity_type="label",
     ),
 }
+
+
+
+def check_presets(presets: dict[str, SchemaMapping], names: tuple[str, ...]) -> None:
+    """Fail at import when a preset is in one list only: the settings' type and the CLI's
+    choices read ``vocabulary.SchemaPreset``, retrieval reads ``PRESETS``."""
+    if tuple(presets) != names:
+        raise ImportError(
+            f"schema.PRESETS {tuple(presets)} and vocabulary.SchemaPreset {names} differ: "
+            "add the preset to both"
+        )
+
+
+check_presets(PRESETS, SCHEMA_PRESETS)
 
 # The preset name of a mapping read from a file (GUIDEDRAG_SCHEMA_FILE / --schema).
 CUSTOM = "custom"

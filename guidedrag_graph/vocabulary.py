@@ -1,4 +1,4 @@
-"""The words users choose from — steering, ranker, path, tagger, prompt template — defined once.
+"""The words users choose from — steering, ranker, path, tagger, template, preset — defined once.
 
 Settings, ``retrieve()``'s argument model, the steering policy, the retrieval stage and the CLI's
 ``click.Choice`` lists all read them from here, so a new ranker or path is one line, and an
@@ -21,6 +21,13 @@ Path = Literal["exact", "index", "search_in", "plugin"]
 Tagger = Literal["embedding", "fulltext", "hybrid", "linker", "llm"]
 # The augmented prompt's shape.
 PromptTemplate = Literal["factoid", "open", "relational"]
+# The graph layouts a schema mapping comes preset for (``schema.PRESETS`` holds one mapping per
+# name, and fails at import if the two differ); ``custom`` is a mapping read from a file.
+SchemaPreset = Literal[
+    "guidedrag", "neo4j-graphrag", "neo4j-graphrag-builder", "langchain", "llamaindex"
+]
+# The layouts ``guidedrag load`` writes a bundle in (the builders' own layouts are adopted).
+LoadablePreset = Literal["guidedrag", "neo4j-graphrag"]
 # The kind of question a user states (the paper's factoid / open).
 QuestionType = Literal["factoid", "open"]
 
@@ -30,6 +37,8 @@ PATHS: tuple[str, ...] = get_args(Path)
 TAGGERS: tuple[str, ...] = get_args(Tagger)
 TEMPLATES: tuple[str, ...] = get_args(PromptTemplate)
 QUESTION_TYPES: tuple[str, ...] = get_args(QuestionType)
+SCHEMA_PRESETS: tuple[str, ...] = get_args(SchemaPreset)
+LOADABLE_PRESETS: tuple[str, ...] = get_args(LoadablePreset)
 
 
 def one_of(values: tuple[str, ...]) -> str:

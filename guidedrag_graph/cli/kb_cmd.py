@@ -14,6 +14,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import GuidedRAGError
 from guidedrag_graph.kb.loader import DEFAULT_BATCH_SIZE, LoadReport, load_bundle
 from guidedrag_graph.kb.stats import kb_stats
+from guidedrag_graph.vocabulary import LOADABLE_PRESETS, SCHEMA_PRESETS
 
 
 def _with_overrides(settings: Settings, preset: str | None, relation_mode: str | None) -> Settings:
@@ -34,7 +35,7 @@ def _with_overrides(settings: Settings, preset: str | None, relation_mode: str |
 @click.option("--batch-size", default=DEFAULT_BATCH_SIZE, show_default=True, type=int)
 @click.option(
     "--preset",
-    type=click.Choice(["guidedrag", "neo4j-graphrag"]),
+    type=click.Choice(LOADABLE_PRESETS),
     default=None,
     help="schema preset (default: GUIDEDRAG_SCHEMA_PRESET)",
 )
@@ -130,7 +131,7 @@ def kb() -> None:
 
 @kb.command()
 @click.option(
-    "--preset", type=click.Choice(["guidedrag", "neo4j-graphrag"]), default=None, help="schema"
+    "--preset", type=click.Choice(LOADABLE_PRESETS), default=None, help="schema"
 )
 @click.option("--relation-mode", type=click.Choice(["types", "property"]), default=None)
 @click.option("--json", "as_json", is_flag=True, help="print as JSON")
@@ -239,7 +240,6 @@ def musique(
 
 
 # --- existing graphs: kb inspect / kb adopt (docs/existing-kgs.md) ---------------------------
-_ADOPTABLE = ("guidedrag", "neo4j-graphrag", "neo4j-graphrag-builder", "langchain", "llamaindex")
 @kb.command("inspect")
 @click.option(
     "--out",
@@ -324,7 +324,7 @@ def inspect_cmd(out: Path | None, sample: int, as_json: bool) -> None:
 @schema_option
 @click.option(
     "--preset",
-    type=click.Choice(sorted(_ADOPTABLE)),
+    type=click.Choice(sorted(SCHEMA_PRESETS)),
     default=None,
     help="the builder's layout (default: GUIDEDRAG_SCHEMA_PRESET, else what adopt recorded); "
     "`guidedrag kb inspect` names the one that fits",
