@@ -1,12 +1,13 @@
-// memory_graph_load — write the reference evaluator's in-memory graph (selection/evaluator.py
-// InMemoryGraph.load_into) with a schema mapping's names, for the differential tests: documents,
-// chunks with their part-of, entities, mentions, then relations one type at a time ("types":
-// the /*relation*/ slot takes the type; "property": the generic type with its type property).
+// memory_graph_load — write the reference evaluator's in-memory graph (testing/memory_graph.py
+// load_graph) with a schema mapping's names, for the differential and conformance tests:
+// documents, chunks with their part-of, entities, mentions, then relations one type at a time
+// ("types": the /*relation*/ slot takes the type; "property": the generic type with its type
+// property), and the chunks' vectors when a test ranks them.
 // Columns: none.
 :param docs => [{id: 'd-example', title: 'Example', source: 'manual', date: null}];
 :param chunks => [{id: 'c-example', doc: 'd-example'}];
 :param entities => [{id: 'e-example', name: 'Example', key: 'example', aliases: [], alias_keys: [], type: 'Thing'}];
-:param rows => [{c: 'c-example', e: 'e-example', h: 'e-example', t: 'e-example', type: 'IS_CURRENCY_OF'}];
+:param rows => [{c: 'c-example', e: 'e-example', h: 'e-example', t: 'e-example', type: 'IS_CURRENCY_OF', id: 'c-example', embedding: [0.6, 0.8]}];
 
 // @fragment documents
 UNWIND $docs AS d CREATE (n:/*document_label*/Document)
@@ -51,5 +52,12 @@ UNWIND $rows AS row
 MATCH (h:/*entity_label*/Entity {/*entity_id*/id: row.h})
 MATCH (t:/*entity_label*/Entity {/*entity_id*/id: row.t})
 CREATE (h)-[r:/*generic_relation_type*/RELATED_TO]->(t) SET /*relation_type_property*/r.type = row.type
+// @end
+;
+
+// @fragment embeddings
+UNWIND $rows AS row
+MATCH (c:/*chunk_label*/Chunk {/*chunk_id*/id: row.id})
+SET /*chunk_embedding*/c.embedding = row.embedding
 // @end
 ;

@@ -18,8 +18,8 @@ from neo4j import Driver
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.pipeline import GuidedRAG
+from guidedrag_graph.testing.builders_corpus import DOCUMENTS, extract
 from tests.adopted_cli import cli_json, connection_only
-from tests.builders_corpus import DOCUMENTS, extract
 from tests.cli_run import error_line, run_cli
 from tests.conftest import wipe
 

@@ -27,8 +27,9 @@ from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping
 from guidedrag_graph.mapping_fit import schema_mismatch
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.testing.builders_corpus import DOCUMENTS, ENTITIES, extract
+from guidedrag_graph.testing.retrieval_conformance import RetrievalConformance
 from tests.adopted_cli import check_adopted_graph_needs_no_variable
-from tests.builders_corpus import DOCUMENTS, ENTITIES, extract
 from tests.conftest import wipe
 
 pytestmark = pytest.mark.neo4j
@@ -171,3 +172,12 @@ def test_adopted_llamaindex_graph_needs_no_variable(
     )
     # nothing on the graph indexed the entity names: embed-entities made the index
     assert seen["embed"]["vector_index_created"] is True
+
+
+class TestRetrievalConformance(RetrievalConformance):
+    """The retrieval conformance suite on the graph this builder wrote (its ids, labels and
+    relationship directions), every case on every path the server offers, against numpy."""
+
+    @pytest.fixture
+    def conformance_graph(self, apoc_driver: Driver, graph: Settings) -> tuple[Driver, Settings]:
+        return apoc_driver, graph

@@ -2,9 +2,10 @@
 it is: preset ``neo4j-graphrag-builder`` plus ``kb adopt``, no reshaping.
 
 Only the extraction model is replaced (a deterministic ``LLMInterface`` that answers from
-tests/builders_corpus.py); the splitter, lexical graph, pruning, entity resolution and writer are
-the library's. The writer needs APOC (``apoc.merge.relationship``, and ``apoc.create.addLabels``
-on servers without dynamic labels), so this runs on the 5.26 server with APOC Core.
+``guidedrag_graph.testing.builders_corpus``); the splitter, lexical graph, pruning, entity
+resolution and writer are the library's. The writer needs APOC (``apoc.merge.relationship``, and
+``apoc.create.addLabels`` on servers without dynamic labels), so this runs on the 5.26 server
+with APOC Core.
 """
 
 from __future__ import annotations
@@ -26,8 +27,15 @@ from guidedrag_graph.mapping_fit import schema_mismatch
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.schema import ELEMENT_ID, PRESETS
 from guidedrag_graph.selection.selector import Selector
+from guidedrag_graph.testing.builders_corpus import (
+    DOCUMENTS,
+    ENTITIES,
+    RELATIONS,
+    chunk_text_in_prompt,
+    extract,
+)
+from guidedrag_graph.testing.retrieval_conformance import RetrievalConformance
 from tests.adopted_cli import check_adopted_graph_needs_no_variable
-from tests.builders_corpus import DOCUMENTS, ENTITIES, RELATIONS, chunk_text_in_prompt, extract
 from tests.conftest import wipe
 
 pytestmark = pytest.mark.neo4j
@@ -224,3 +232,12 @@ def test_adopted_builder_graph_needs_no_variable(
         title="Mars",
     )
     assert seen["adopt"]["vector_index_name"] == USER_INDEX  # the user's own, remembered
+
+
+class TestRetrievalConformance(RetrievalConformance):
+    """The retrieval conformance suite on the graph this builder wrote (its ids, labels and
+    relationship directions), every case on every path the server offers, against numpy."""
+
+    @pytest.fixture
+    def conformance_graph(self, apoc_driver: Driver, graph: Settings) -> tuple[Driver, Settings]:
+        return apoc_driver, graph

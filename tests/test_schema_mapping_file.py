@@ -30,7 +30,7 @@ from guidedrag_graph.schema import (
     to_toml,
 )
 from guidedrag_graph.selection.selector import Selector
-from tests.builders_corpus import DOCUMENTS, extract
+from guidedrag_graph.testing.builders_corpus import DOCUMENTS, extract
 from tests.conftest import wipe
 
 USER_MAPPING = """\

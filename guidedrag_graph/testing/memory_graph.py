@@ -6,11 +6,13 @@ evaluator is what the database is checked against, this module is how the check 
 
 from __future__ import annotations
 
+import numpy as np
 from neo4j import Driver
 
 from guidedrag_graph import templates
 from guidedrag_graph.schema import SchemaMapping, name_key
-from guidedrag_graph.selection.evaluator import EntityRec, InMemoryGraph
+from guidedrag_graph.selection.evaluator import DocumentRec, EntityRec, InMemoryGraph
+from guidedrag_graph.testing.builders_corpus import DOCUMENTS, extract
 
 
 def load_graph(
@@ -45,9 +47,7 @@ def _load_relations(
     for rtype, rows in by_type.items():
         if schema.relation_mode == "types":
             relation = templates.Relation((rtype,), "out")
-            query = templates.fragment(
-                "memory_graph_load", "relations", schema, relation=relation
-            )
+            query = templates.fragment("memory_graph_load", "relations", schema, relation=relation)
         else:
             query = templates.fragment("memory_graph_load", "relations_property", schema)
         driver.execute_query(query, {"rows": rows}, database_=database)
@@ -62,3 +62,32 @@ def _entity_row(e: EntityRec) -> dict[str, object]:
         "alias_keys": [name_key(a) for a in e.aliases],
         "type": e.type,
     }
+
+
+def write_embeddings(
+    vectors: dict[str, np.ndarray],
+    driver: Driver,
+    schema: SchemaMapping,
+    database: str | None = None,
+) -> None:
+    """Set each chunk's vector (ids as ``load_graph`` wrote them)."""
+    rows = [{"id": c, "embedding": [float(x) for x in v]} for c, v in sorted(vectors.items())]
+    query = templates.fragment("memory_graph_load", "embeddings", schema)
+    driver.execute_query(query, {"rows": rows}, database_=database)
+
+
+def corpus_graph() -> InMemoryGraph:
+    """The KG-builder corpus (``builders_corpus``) as our loader would hold it: one document and
+    one chunk per paragraph, the entities each names, the relations between those."""
+    graph = InMemoryGraph()
+    for i, (title, text) in enumerate(DOCUMENTS.items()):
+        doc, chunk = f"d{i}", f"c{i}"
+        graph.documents[doc] = DocumentRec(doc, title, "corpus")
+        graph.chunks[chunk] = doc
+        found = extract(text)
+        for name, kind in found.entities:
+            key = name_key(name)
+            graph.entities[key] = EntityRec(key, name, type=kind)
+            graph.mentions.add((chunk, key))
+        graph.relations |= {(name_key(h), r, name_key(t)) for h, r, t in found.relations}
+    return graph
