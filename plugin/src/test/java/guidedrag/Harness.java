@@ -13,7 +13,22 @@ import org.neo4j.harness.Neo4jBuilders;
 /** An in-process Neo4j with the plugin's procedures (its cache lifecycle loads from the classpath). */
 final class Harness {
 
+    private static Neo4j shared;
+
     private Harness() {}
+
+    /**
+     * One server for the test classes that need no lifecycle of their own (a start costs tens of
+     * seconds); it stops when the test JVM exits.
+     */
+    static synchronized GraphDatabaseService shared() {
+        if (shared == null) {
+            Neo4j neo4j = start();
+            Runtime.getRuntime().addShutdownHook(new Thread(neo4j::close));
+            shared = neo4j;
+        }
+        return shared.defaultDatabaseService();
+    }
 
     static Neo4j start() {
         return Neo4jBuilders.newInProcessBuilder()

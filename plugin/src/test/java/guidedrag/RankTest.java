@@ -11,13 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.QueryExecutionException;
-import org.neo4j.harness.Neo4j;
 
 /** guidedrag.rank in a real in-process Neo4j, against {@link Reference}'s cosine in doubles. */
 class RankTest {
@@ -26,18 +24,11 @@ class RankTest {
             + "CALL guidedrag.rank(cs, 'embedding', $q, $k, $options) YIELD node, score, warning "
             + "RETURN node.id AS id, score, warning ORDER BY score DESC, id";
 
-    private static Neo4j neo4j;
     private static GraphDatabaseService db;
 
     @BeforeAll
     static void start() {
-        neo4j = Harness.start();
-        db = neo4j.defaultDatabaseService();
-    }
-
-    @AfterAll
-    static void stop() {
-        neo4j.close();
+        db = Harness.shared();
     }
 
     @BeforeEach
