@@ -37,6 +37,8 @@ sample = (sample_kb_dir() / "chunks.jsonl").is_file()
 assert plugin_dir().is_relative_to(sys.argv[1]), plugin_dir()
 java = sorted(p.name for p in (plugin_dir() / "src").rglob("*.java"))
 assert (plugin_dir() / "pom.xml").is_file() and "Rank.java" in java, java
+services = plugin_dir() / "src/main/resources/META-INF/services"
+assert (services / "org.neo4j.kernel.extension.ExtensionFactory").is_file()  # the cache lifecycle
 print(len(discover()), len(list(cypher_dir().glob("*.cypher"))), sample)
 """
 

@@ -111,6 +111,7 @@ def test_plugin_cache_follows_commits(migrated_db: Driver, settings: Settings) -
     before = plugin_top(migrated_db, settings, query, ids)
     info = migrated_db.execute_query("CALL guidedrag.cacheInfo()").records[0]
     assert info["entries"] >= len(ids) and 0 < info["bytes"] <= info["budget"]
+    assert info["warning"] is None  # the cache's lifecycle extension started with the database
     assert "p7" not in [cid for cid, _ in before]
     write(migrated_db, {"p7": query.tolist()})  # p7 becomes the query itself
     after = plugin_top(migrated_db, settings, query, ids)

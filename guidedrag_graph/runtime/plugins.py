@@ -11,6 +11,8 @@ allowed), so adding one jar never hides another's procedures.
 The rank plugin (``guidedrag.rank``) is a tiny Maven project; ``build_rank_plugin`` compiles it
 from a temporary copy of its sources into the cache, keyed by a hash of those sources, so it is
 built once per source change and reused offline afterwards (Maven's ``~/.m2`` keeps the API jars).
+It builds with ``-DskipTests``: the plugin's in-process tests (``mvn test`` in ``plugin/``, run by
+CI) need neo4j-harness, a whole server's jars, which installing the jar should not download.
 """
 
 from __future__ import annotations
@@ -115,8 +117,11 @@ def plugin_conf_lines(home: Path, extra_unrestricted: tuple[str, ...] = ()) -> l
 
 
 def _sources_digest(source: Path) -> str:
+    """A hash of what goes into the jar: the pom and ``src/main`` (classes and the
+    ``META-INF/services`` entry that starts the cache's lifecycle), not the tests."""
     digest = hashlib.sha256()
-    files = [source / "pom.xml", *sorted((source / "src").rglob("*.java"))]
+    main = source / "src" / "main"
+    files = [source / "pom.xml", *sorted(p for p in main.rglob("*") if p.is_file())]
     for path in files:
         digest.update(str(path.relative_to(source)).encode())
         digest.update(path.read_bytes())
@@ -143,7 +148,7 @@ def build_rank_plugin(cache_dir: Path, *, source: Path | None = None, quiet: boo
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
         work = Path(tmp) / "plugin"
         shutil.copytree(source, work, ignore=shutil.ignore_patterns("target"))
-        cmd = [mvn, "-B", "-f", str(work / "pom.xml"), "package"]
+        cmd = [mvn, "-B", "-f", str(work / "pom.xml"), "-DskipTests", "package"]
         if quiet:
             cmd.insert(2, "-q")
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)

@@ -12,6 +12,7 @@ import java.util.stream.Stream;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Transaction;
+import org.neo4j.logging.Log;
 import org.neo4j.procedure.Context;
 import org.neo4j.procedure.Description;
 import org.neo4j.procedure.Mode;
@@ -44,9 +45,13 @@ public class RankTiers {
     @Context
     public Transaction tx;
 
-    /** Ends the loops when the transaction is terminated or times out (issue 22). */
+    /** Ends the loops when the transaction is terminated or times out. */
     @Context
     public TerminationGuard guard;
+
+    /** Where a cache that cannot run is reported (once per reason). */
+    @Context
+    public Log log;
 
     /** One candidate. Public fields are the procedure's output columns. */
     public static class TierHit {
@@ -55,23 +60,27 @@ public class RankTiers {
         public double boost;
         public Long best;
         public List<Long> memberOf;
+        /** Why the embedding cache could not serve this call (null when it did): see docs/plugin.md. */
+        public String warning;
 
-        TierHit(Node node, double score) {
+        TierHit(Node node, double score, String warning) {
             this.node = node;
             this.score = score;
             this.memberOf = new ArrayList<>(2);
+            this.warning = warning;
         }
     }
 
     @Procedure(name = "guidedrag.rankTiers", mode = Mode.READ)
     @Description(
             "guidedrag.rankTiers(tiers, weights, candidates, property, queryVector, k, options) :: "
-                    + "(node, score, boost, best, memberOf) - steering=auto's candidates: each tier's top k "
+                    + "(node, score, boost, best, memberOf, warning) - steering=auto's candidates: each tier's top k "
                     + "by cosine (score = (1 + cos) / 2) and the top options.uK (default k) of candidates "
                     + "(U's vector-index top), each with the index of its first (best) tier, that tier's "
                     + "weight as boost (0.0 outside every tier) and every tier holding it. A tier of more "
                     + "than options.exactMax nodes takes its top k from candidates. Tiers are listed "
-                    + "strongest first; order the rows by score + boost DESC, id.")
+                    + "strongest first, any number of them; order the rows by score + boost DESC, id. warning: why "
+                    + "the embedding cache could not serve the call (null when it did).")
     public Stream<TierHit> rankTiers(
             @Name("tiers") List<Object> tiers,
             @Name("weights") List<Double> weights,
@@ -84,9 +93,6 @@ public class RankTiers {
         if (weights == null || weights.size() != lists.size()) {
             throw new IllegalArgumentException("guidedrag.rankTiers: " + lists.size() + " tiers but "
                     + (weights == null ? "no" : String.valueOf(weights.size())) + " weights; give one weight per tier");
-        }
-        if (lists.size() > 63) {
-            throw new IllegalArgumentException("guidedrag.rankTiers: at most 63 tiers, got " + lists.size());
         }
         for (int i = 0; i < weights.size(); i++) {
             Double weight = weights.get(i);
@@ -110,19 +116,24 @@ public class RankTiers {
         }
         int[] seen = {0};
 
-        // Every node is scored at most once, however many tiers (and U) hold it.
-        Map<Long, Double> scores = new HashMap<>();
+        String warning = scorer.warning();
+        if (warning != null) {
+            Warnings.log(log, warning);
+        }
+        // Every node is scored at most once, however many tiers (and U) hold it. Nodes are keys by
+        // their entity identity (equal within this transaction), so no id is looked up or built.
+        Map<Node, Double> scores = new HashMap<>();
         // U: the given candidates (the vector index's top); its top uK are candidates themselves.
-        Set<Long> fromIndex = new HashSet<>();
+        Set<Node> fromIndex = new HashSet<>();
         TopK uTop = new TopK(uK);
         for (Node node : candidates == null ? List.<Node>of() : candidates) {
             tick(seen);
-            if (node != null && fromIndex.add(node.getId())) {
-                uTop.offer(node, scores.computeIfAbsent(node.getId(), id -> scorer.score(node)));
+            if (node != null && fromIndex.add(node)) {
+                uTop.offer(node, scores.computeIfAbsent(node, scorer::score));
             }
         }
-        Map<Long, TierHit> hits = new LinkedHashMap<>();
-        uTop.sorted().forEach(s -> hits.putIfAbsent(s.node().getId(), new TierHit(s.node(), s.score())));
+        Map<Node, TierHit> hits = new LinkedHashMap<>();
+        uTop.sorted().forEach(s -> hits.putIfAbsent(s.node(), new TierHit(s.node(), s.score(), warning)));
 
         // Each tier's top k: exact over its members, or (too large) over those among U's candidates.
         for (List<Node> tier : lists) {
@@ -131,12 +142,12 @@ public class RankTiers {
             for (Node node : tier) {
                 tick(seen);
                 if (exact) {
-                    top.offer(node, scores.computeIfAbsent(node.getId(), id -> scorer.score(node)));
-                } else if (fromIndex.contains(node.getId())) {
-                    top.offer(node, scores.get(node.getId()));
+                    top.offer(node, scores.computeIfAbsent(node, scorer::score));
+                } else if (fromIndex.contains(node)) {
+                    top.offer(node, scores.get(node));
                 }
             }
-            top.sorted().forEach(s -> hits.putIfAbsent(s.node().getId(), new TierHit(s.node(), s.score())));
+            top.sorted().forEach(s -> hits.putIfAbsent(s.node(), new TierHit(s.node(), s.score(), warning)));
         }
 
         // Membership of every candidate, tier by tier (a node repeated inside a tier counts once).
@@ -144,7 +155,7 @@ public class RankTiers {
             Long index = (long) i;
             for (Node node : lists.get(i)) {
                 tick(seen);
-                TierHit hit = hits.get(node.getId());
+                TierHit hit = hits.get(node);
                 if (hit != null && (hit.memberOf.isEmpty() || !hit.memberOf.get(hit.memberOf.size() - 1).equals(index))) {
                     hit.memberOf.add(index);
                 }

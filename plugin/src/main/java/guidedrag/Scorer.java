@@ -25,13 +25,24 @@ final class Scorer {
     private final double[] q;
     private final double qNorm;
     private final VectorCache cache;
+    private final String warning;
 
-    private Scorer(String procedure, String property, double[] q, double qNorm, VectorCache cache) {
+    private Scorer(String procedure, String property, double[] q, double qNorm, VectorCache cache, String warning) {
         this.procedure = procedure;
         this.property = property;
         this.q = q;
         this.qNorm = qNorm;
         this.cache = cache;
+        this.warning = warning;
+    }
+
+    /**
+     * Why this call could not use the embedding cache although it was asked to (null when it
+     * could, or was told not to, or must not because the transaction wrote): the procedures
+     * return it in their {@code warning} column and log it once.
+     */
+    String warning() {
+        return warning;
     }
 
     /**
@@ -65,24 +76,39 @@ final class Scorer {
             return null;
         }
         final boolean useCache = options == null || !Boolean.FALSE.equals(options.get("cache"));
-        final VectorCache cache = useCache && transactionIsClean(tx) ? VectorCache.of(db) : null;
-        return new Scorer(procedure, property, q, Math.sqrt(qq), cache);
+        VectorCache cache = null;
+        String warning = null;
+        if (useCache) {
+            String dirty = transactionState(tx);
+            if (dirty == null) {
+                VectorCache.Lookup lookup = VectorCache.of(db);
+                cache = lookup.cache();
+                warning = lookup.warning();
+            } else if (!dirty.isEmpty()) {
+                warning = dirty;
+            }
+        }
+        return new Scorer(procedure, property, q, Math.sqrt(qq), cache, warning);
     }
 
     /**
-     * Whether this transaction has uncommitted data changes: then its own writes must be seen,
-     * so the cache is neither read nor filled. Unknown (internals not reachable) counts as yes.
+     * Null when this transaction has no uncommitted data changes (the cache may serve it); ""
+     * when it has some (its own writes must be seen, so the cache is neither read nor filled:
+     * by design, no warning); a warning when that cannot be told (internals not reachable),
+     * which counts as changes.
      */
-    private static boolean transactionIsClean(Transaction tx) {
+    private static String transactionState(Transaction tx) {
         try {
             if (tx instanceof InternalTransaction internal) {
                 ReadableTransactionState state = internal.kernelTransaction().queryContext().getTransactionStateOrNull();
-                return state == null || !state.hasDataChanges();
+                return state == null || !state.hasDataChanges() ? null : "";
             }
+            return "the embedding cache is off: the transaction is a " + tx.getClass().getName()
+                    + ", whose uncommitted writes cannot be seen; embeddings are read from the store (exact, slower)";
         } catch (RuntimeException | LinkageError e) {
-            return false;
+            return "the embedding cache is off: this Neo4j does not show a transaction's uncommitted writes ("
+                    + e + "); embeddings are read from the store (exact, slower)";
         }
-        return false;
     }
 
     /**
@@ -90,7 +116,8 @@ final class Scorer {
      * null there, which a ranking drops). A property of the wrong type or length is an error.
      */
     double score(Node node) {
-        VectorCache.Vec cached = cache == null ? null : cache.get(property, node.getId());
+        String elementId = cache == null ? null : node.getElementId();
+        VectorCache.Vec cached = cache == null ? null : cache.get(property, elementId);
         if (cached != null) {
             checkDim(cached.values().length, node);
             return scoreCached(cached, node);
@@ -104,7 +131,7 @@ final class Scorer {
                 for (int i = 0; i < v.length; i++) {
                     f[i] = (float) v[i];
                 }
-                cache.put(property, node.getId(), vec(f), readEpoch);
+                cache.put(property, elementId, vec(f), readEpoch);
             }
             return score;
         }
@@ -113,7 +140,7 @@ final class Scorer {
             VectorCache.Vec fresh = vec(f.clone());
             double score = scoreCached(fresh, node);
             if (cache != null) {
-                cache.put(property, node.getId(), fresh, readEpoch);
+                cache.put(property, elementId, fresh, readEpoch);
             }
             return score;
         }
