@@ -193,7 +193,7 @@ def test_planner_sends_the_plugin_what_its_cache_holds(driver: Driver, settings:
     retriever = Retriever(GraphContext.open(settings, driver))
     budget = driver.execute_query("CALL guidedrag.cacheInfo()").records[0]["budget"]
     limit = retriever.planner.plugin_exact_max()
-    assert limit == min(MEASURED_PLUGIN_EXACT_MAX, budget // (16 + 4 * DIM + 64))
+    assert limit == min(MEASURED_PLUGIN_EXACT_MAX, budget // (16 + 4 * DIM + 64 + 40 + 45))
     assert limit > MEASURED_EXACT_MAX["index"]
     assert retriever.plan(limit, False) == "plugin"
     assert retriever.plan(limit + 1, False) in ("search_in", "index")

@@ -48,7 +48,9 @@ class Planner:
         def ask() -> int:
             rows = self.graph.read(templates.query("rank_plugin_cache", self.graph.schema), {})
             budget = int(rows[0]["budget"]) if rows else 0
-            per_vector = 16 + 4 * self.graph.settings.embedding_dimensions + 64  # VectorCache.put
+            # VectorCache.size: floats + array + record (16 + 4·dim + 64), the map node (40) and
+            # the element-id key ("4:<uuid>:<n>", about 45 characters).
+            per_vector = 16 + 4 * self.graph.settings.embedding_dimensions + 64 + 40 + 45
             return min(MEASURED_PLUGIN_EXACT_MAX, budget // per_vector)
 
         return self.graph.fact("plugin_exact_max", ask)
