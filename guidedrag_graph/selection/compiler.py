@@ -257,4 +257,5 @@ class _Builder:
             params={f"sel_{key}": f"sel_{i}_{key}" for key in values},
             steps=expr.hops,
             relation=relation,
+            variant=expr.variant,
         )
