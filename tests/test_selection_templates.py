@@ -113,7 +113,7 @@ def test_templates_answer_on_the_sample_kb(kb: Driver) -> None:
     tiers = evaluate_tiers(boost((entity("euro"), 0.2), (near("euro"), 0.05)), graph)
     assert {r["id"]: (r["boost"], r["tier"]) for r in rows} == tiers
     assert {b for b, _ in tiers.values()} == {0.2, 0.05}
-    params, statements, _ = script_of(kb, "set_intersect")
+    params, statements, _ = script_of(kb, "set_op", {"op": "intersect"})
     assert kb.execute_query(statements[0], params).records[0]["result"] == ["c2"]
 
 

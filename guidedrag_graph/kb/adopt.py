@@ -212,7 +212,8 @@ def unadopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptR
     existing = {str(i["name"]) for i in _indexes(driver, database)}
     for name in record.get("indexes", []):
         if name in existing:
-            driver.execute_query(templates.query("drop_index"), {"name": name}, database_=database)
+            drop = templates.query("drop_schema_object", variant={"kind": "index"})
+            driver.execute_query(drop, {"name": name}, database_=database)
             report.dropped.append(str(name))
     if int(record.get("name_keys_written", 0)):
         keyed = schema.model_copy(

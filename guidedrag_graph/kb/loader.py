@@ -69,8 +69,8 @@ class _Queries:
         self.referenced_entities = loader_query("load_entities_referenced", schema, p)
         self.chunk_ids = loader_query("load_chunk_ids", schema, p)
         self.chunk_embeddings = loader_query("load_chunk_embeddings", schema, p)
-        self.chunks_create = loader_query("load_chunks_create", schema, p)
-        self.chunks_merge = loader_query("load_chunks_merge", schema, p)
+        self.chunks_create = loader_query("load_chunks", schema, p, variant={"write": "create"})
+        self.chunks_merge = loader_query("load_chunks", schema, p, variant={"write": "merge"})
         self.vector_probe = loader_query("load_vector_probe", schema, p)
         self.next_chunk = (
             loader_query("load_next_chunk", schema, p) if schema.next_chunk_type else None

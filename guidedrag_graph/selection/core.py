@@ -8,7 +8,7 @@ are in ``primitives.py``, weighted tiers in ``boost.py``; ``ast.py`` gathers the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
@@ -207,13 +207,14 @@ def _check(other: object) -> Expr:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class BinaryOp(Expr):
-    """A set operation. Each declares its DSL ``symbol``, its ``cypher/set_*`` template, how it
-    combines its operands' sets, and which operand's emptiness empties it."""
+    """A set operation. Each declares its DSL ``symbol``, its ``cypher/set_op.cypher`` variant,
+    how it combines its operands' sets, and which operand's emptiness empties it."""
 
     left: Expr
     right: Expr
     symbol: ClassVar[str] = ""
     template: ClassVar[str] = ""
+    variant: ClassVar[Mapping[str, str]] = {}  # its template's variant (set_op: the operator)
 
     def __post_init__(self) -> None:
         for side in (self.left, self.right):
@@ -256,7 +257,8 @@ class BinaryOp(Expr):
 class Union(BinaryOp):
     op: ClassVar[str] = "union"
     symbol: ClassVar[str] = "|"
-    template: ClassVar[str] = "set_union"
+    template: ClassVar[str] = "set_op"
+    variant: ClassVar[Mapping[str, str]] = {"op": "union"}
 
     def combine(self, left: set[str], right: set[str]) -> set[str]:
         return left | right
@@ -269,7 +271,8 @@ class Union(BinaryOp):
 class Intersect(BinaryOp):
     op: ClassVar[str] = "intersect"
     symbol: ClassVar[str] = "&"
-    template: ClassVar[str] = "set_intersect"
+    template: ClassVar[str] = "set_op"
+    variant: ClassVar[Mapping[str, str]] = {"op": "intersect"}
 
     def combine(self, left: set[str], right: set[str]) -> set[str]:
         return left & right
@@ -282,7 +285,8 @@ class Intersect(BinaryOp):
 class Difference(BinaryOp):
     op: ClassVar[str] = "difference"
     symbol: ClassVar[str] = "-"
-    template: ClassVar[str] = "set_difference"
+    template: ClassVar[str] = "set_op"
+    variant: ClassVar[Mapping[str, str]] = {"op": "difference"}
 
     def combine(self, left: set[str], right: set[str]) -> set[str]:
         return left - right
@@ -295,7 +299,8 @@ class Difference(BinaryOp):
 class SymDiff(BinaryOp):
     op: ClassVar[str] = "symdiff"
     symbol: ClassVar[str] = "^"
-    template: ClassVar[str] = "set_symdiff"
+    template: ClassVar[str] = "set_op"
+    variant: ClassVar[Mapping[str, str]] = {"op": "symdiff"}
 
     def combine(self, left: set[str], right: set[str]) -> set[str]:
         return left ^ right
