@@ -1,9 +1,13 @@
-"""Read a two-way Cypher template once: tokens, code lines, slots, fragments, steps, selection.
+"""Read a two-way Cypher template once: tokens, code lines, slots, fragments, steps, selection,
+variant blocks and includes.
 
 ``templates.py`` renders what this module parses; it is split out so the renderer stays short.
-Every slot name has exactly one kind (``KINDS``), and a slot's default text must be what the
-default schema (or the default setting) renders, so a template cannot drift from what Browser
-runs. Mistakes are ``ConfigurationError``s naming the file and line.
+Every slot name has exactly one kind (``KINDS``; the schema slots are read from the
+``SchemaMapping`` field annotations, so this module imports the schema and nothing imports it
+back), and a slot's default text, arrow included, must be what the default schema (or the
+default setting) renders, so a template cannot drift from what Browser runs. Variant blocks
+must name an axis and values the file declares. Mistakes are ``ConfigurationError``s naming the
+file and line.
 """
 
 from __future__ import annotations
@@ -18,13 +22,13 @@ from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.schema import SchemaMapping, template_slot
 
 
-def _slot_of(field: str) -> str:
-    found = template_slot(field)
+# --- the one table of slot names ---------------------------------------------------------------
+# The schema slots are the SchemaMapping fields, read from their TemplateSlot annotations.
+def _slot_of(name: str) -> str:
+    found = template_slot(name)
     return found.slot if found else ""
 
 
-# --- the one table of slot names ---------------------------------------------------------------
-# The schema slots are the SchemaMapping fields, read from their TemplateSlot annotations.
 def _fields(kind: str) -> tuple[str, ...]:
     return tuple(
         f for f in SchemaMapping.model_fields if (s := template_slot(f)) and s.kind == kind

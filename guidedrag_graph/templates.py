@@ -10,7 +10,10 @@ text follows it; Browser ignores the comment, the renderer replaces comment and 
 
 One lexer pass reads a template (comments, strings, backticked names, parameters, words); the
 output is built by concatenation and never re-scanned, so an inserted identifier is escaped
-exactly once, when it is inserted, and no later step can cut or rename it (issue 10, D7).
+exactly once, when it is inserted, and no later step can cut or rename it.
+One query is one file: where it differs by server version or ranker, ``// @variant`` blocks
+hold the differences (``render(..., variant={"u_search": "index"})``), and a shared tail is
+``// @include``d; ``browser_script`` gives each variant as Browser runs it.
 Slot kinds, markers and syntax: ``cypher/README.md``.
 """
 
@@ -148,13 +151,13 @@ def render(
         relation,
         dict(variables or {}),
         dict(params or {}),
-        chosen(template, variant),
+        _chosen(template, variant),
     )
     text = "\n".join(_render(nodes, context, selection=selection, steps=steps))
     return text if part is None else text.strip()
 
 
-def chosen(template: L.Template, variant: Names | None) -> dict[str, str]:
+def _chosen(template: L.Template, variant: Names | None) -> dict[str, str]:
     """``variant`` checked against what ``template`` declares, every axis filled (default:
     its first value): an unknown axis or value is an error naming both."""
     picked = {axis: values[0] for axis, values in template.variants.items()}
@@ -176,7 +179,7 @@ def browser_script(name: str, variant: Names | None = None) -> str:
     ``// @include`` replaced by the lines of the fragment it names; slot comments stay, so
     Browser runs the default schema. A file without variants or includes comes back as written."""
     template = load(name)
-    picked = chosen(template, variant)
+    picked = _chosen(template, variant)
     return "\n".join(_script_lines(cypher_template(name), template.origin, picked)) + "\n"
 
 

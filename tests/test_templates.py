@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
+from guidedrag_graph import schema as schema_module
 from guidedrag_graph import template_lexer as L
 from guidedrag_graph import templates as T
 from guidedrag_graph.errors import ConfigurationError
@@ -386,3 +390,20 @@ def test_rendering_is_memoised() -> None:
     first = T.fragment("select_entity", "set", DEFAULT, variables={"s": "s0"})
     assert T.fragment("select_entity", "set", DEFAULT, variables={"s": "s0"}) is first
     assert T.query("retrieve_exact", DEFAULT) is T.query("retrieve_exact", DEFAULT)
+
+
+def test_the_renderer_stands_on_the_schema_and_not_back() -> None:
+    """schema -> template_lexer -> templates, acyclic: the schema module owns the identifier
+    helpers and imports none of the renderer or the settings (which import it)."""
+    root = Path(schema_module.__file__).parent
+
+    def imports(module: str) -> set[str]:
+        tree = ast.parse((root / f"{module}.py").read_text(encoding="utf-8"))
+        found = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        found |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        return {m for m in found if m.startswith("guidedrag_graph")}
+
+    assert imports("schema") == {"guidedrag_graph.errors"}
+    assert "guidedrag_graph.templates" not in imports("template_lexer")
+    assert "guidedrag_graph.schema" in imports("template_lexer")
+    assert T.escape_identifier is schema_module.escape_identifier  # one quoting function
