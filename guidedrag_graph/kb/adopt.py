@@ -163,8 +163,12 @@ def _adopt_vector_index(
         )
     server = server_info(driver, database)
     filtered = server.supports_search_in_filter and schema.chunk_id != ELEMENT_ID
-    template = "adopt_vector_index_filtered" if filtered else "adopt_vector_index"
-    ddl = templates.query(template, schema, names={"vector_index": wanted})
+    ddl = templates.query(
+        "adopt_vector_index",
+        schema,
+        names={"vector_index": wanted},
+        variant={"filter": "ids" if filtered else "none"},
+    )
     create(ddl, wanted, {"vector_index_config": vector_index_config(settings, server)})
     report.vector_index_name = wanted
     report.vector_index_filtered = filtered
