@@ -16,8 +16,6 @@ WITH collect(/*chunk_id*/c.id) AS selected_ids
 MATCH (c:/*chunk_label*/`Chunk`)
   SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector
                WHERE /*chunk_id*/c.id IN selected_ids LIMIT $fetch_k) SCORE AS score
-OPTIONAL MATCH (c)/*part_of*/-[:`PART_OF`]->(d:/*document_label*/`Document`)
-RETURN /*chunk_id*/c.id AS id, /*document_id*/d.id AS document_id, /*document_title*/d.title AS document_title, /*chunk_text*/c.text AS text,
-       score, 2 * score - 1 AS cosine, true AS in_selection,
-       CASE WHEN $with_embedding THEN /*chunk_embedding*/c.embedding END AS embedding
+WITH c, score, true AS in_selection
+// @include chunk_rows rows
 ORDER BY score DESC, id

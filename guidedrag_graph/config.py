@@ -14,7 +14,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.templates import identifier_problem
+from guidedrag_graph.schema import identifier_problem
 from guidedrag_graph.vocabulary import SchemaPreset, Steering, Tagger
 
 DEFAULT_NEO4J_VERSION = "2026.08.1"

@@ -328,5 +328,5 @@ def _drop_objects(driver: Driver, database: str, names: list[str]) -> None:
         kind = kinds.get(name)
         if kind is None:
             continue
-        query = "drop_constraint" if kind == "constraint" else "drop_index"
-        driver.execute_query(templates.query(query), {"name": name}, database_=database)
+        drop = templates.query("drop_schema_object", variant={"kind": kind})
+        driver.execute_query(drop, {"name": name}, database_=database)

@@ -11,70 +11,160 @@ import json
 import re
 import tomllib
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.templates import ELEMENT_ID as ELEMENT_ID  # re-exported for mappings
-from guidedrag_graph.templates import escape_identifier, identifier_problem
 from guidedrag_graph.vocabulary import SCHEMA_PRESETS
 
-# An id field set to ELEMENT_ID addresses nodes by Neo4j's elementId instead of a property:
-# graphs written by KG builders (neo4j-graphrag's SimpleKGPipeline) have no id property at all.
-_ID_FIELDS = ("document_id", "chunk_id", "entity_id")
+# An id field mapped to this value addresses nodes by Neo4j's elementId instead of a property
+# (graphs written by KG builders, neo4j-graphrag's SimpleKGPipeline, have no id property at all):
+# ``/*chunk_id*/c.id`` renders ``elementId(c)``.
+ELEMENT_ID = "elementId()"
+
+
+# --- identifiers: the one quoting function and the read-time check of written names ------------
+# Neo4j decodes ``\uXXXX`` inside backtick-quoted names, so ``\u0060`` would close the quotes.
+# Every backslash is therefore written as the escape of a backslash: Neo4j reads the name back
+# exactly, and no escape in the name survives to be decoded.
+_BACKSLASH = "\\u005c"
+# Never representable (lone surrogates: not UTF-8) or truncating (NUL) in any identifier.
+_UNQUOTABLE = re.compile("[\x00\ud800-\udfff]")
+# Refused where a person writes names (mapping files, presets, settings): control characters,
+# the bidirectional overrides that make a name display as something else (trojan source), and
+# backslashes (a ``\u0060`` there is an attack or a mistake, never a name anyone means).
+_UNWRITABLE = re.compile(
+    "[\\\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+
+
+def escape_identifier(name: str, source: str = "identifier") -> str:
+    """THE quoting function: the only way a label, relationship type, property key, index or
+    constraint name enters Cypher text, whoever supplies it (mapping file, preset, setting, a
+    name read from the database, a filter key). Backticks are doubled and backslashes become
+    ``\\u005c`` so Neo4j's unicode-escape decoding cannot end the quotes; a name with NUL or a
+    lone surrogate is refused, naming ``source`` (the field or setting it came from).
+
+    >>> escape_identifier("Chunk\\u0060) RETURN 1 //")
+    '`Chunk\\\\u005cu0060) RETURN 1 //`'
+    """
+    if not isinstance(name, str) or not name:
+        raise ConfigurationError(f"{source} = {name!r} must be a non-empty name")
+    bad = _UNQUOTABLE.search(name)
+    if bad is not None:
+        what = "NUL" if bad.group() == "\x00" else "a lone surrogate"
+        shown = name.encode("utf-8", "backslashreplace").decode()
+        raise ConfigurationError(
+            f"{source} = {shown!r} contains {what} and cannot be a Neo4j name; "
+            "rename it to plain UTF-8 text"
+        )
+    return "`" + name.replace("\\", _BACKSLASH).replace("`", "``") + "`"
+
+
+def identifier_problem(name: str) -> str | None:
+    """Why ``name`` may not be written as a label, type, key or index name by a person (a
+    mapping file, preset or setting), or ``None``: checked when the name is read, so a bad one
+    is refused before any query runs. Names read from the database only meet
+    ``escape_identifier``'s narrower refusal (they exist already)."""
+    bad = _UNWRITABLE.search(name)
+    if bad is None:
+        return None
+    char = bad.group()
+    if char == "\\":
+        return "contains a backslash (Neo4j would decode \\uXXXX escapes in it); remove it"
+    if char == "\x00":
+        kind = "NUL"
+    elif "\ud800" <= char <= "\udfff":
+        kind = "a lone surrogate"
+    elif char <= "\x9f":
+        kind = "a control character"
+    else:
+        kind = "a bidirectional control character"
+    return f"contains {kind} (U+{ord(char):04X}); use printable text"
+
+
+# --- where each mapping field goes in a template -----------------------------------------------
+@dataclass(frozen=True)
+class TemplateSlot:
+    """A ``SchemaMapping`` field's place in the ``cypher/`` templates (``template_lexer`` builds
+    its slot tables from these, so a new field is a slot by being declared here, once):
+    ``label`` (a label or relationship type name), ``property`` (a property key; ``element_id``
+    where the field may be ``elementId()``), ``relationship`` (the type of the relationship slot
+    ``slot``) or ``direction`` (that slot's direction)."""
+
+    kind: Literal["label", "property", "relationship", "direction"]
+    slot: str = ""
+    element_id: bool = False
+
+
+_LABEL = TemplateSlot("label")
+_PROPERTY = TemplateSlot("property")
+_ID = TemplateSlot("property", element_id=True)
+Label = Annotated[str, _LABEL]
+Key = Annotated[str, _PROPERTY]
+IdKey = Annotated[str, _ID]
+Direction = Literal["out", "in"]
+
+
+def template_slot(field: str) -> TemplateSlot | None:
+    """The template slot of a ``SchemaMapping`` field (``None``: the field is no slot)."""
+    info = SchemaMapping.model_fields.get(field)
+    found = [m for m in (info.metadata if info else ()) if isinstance(m, TemplateSlot)]
+    return found[0] if found else None
 
 
 class SchemaMapping(BaseModel):
-    """Labels, relationship types, directions and property names of one KB layout."""
+    """Labels, relationship types, directions and property names of one KB layout. Each field's
+    annotation says which template slot it fills (``TemplateSlot``)."""
 
     model_config = ConfigDict(frozen=True)
 
     preset: str = "custom"
 
-    document_label: str = "Document"
-    chunk_label: str = "Chunk"
-    entity_label: str = "Entity"
+    document_label: Label = "Document"
+    chunk_label: Label = "Chunk"
+    entity_label: Label = "Entity"
 
-    document_id: str = "id"
-    document_title: str = "title"
-    document_source: str = "source"
-    document_date: str = "date"
+    document_id: IdKey = "id"
+    document_title: Key = "title"
+    document_source: Key = "source"
+    document_date: Key = "date"
 
-    chunk_id: str = "id"
-    chunk_text: str = "text"
-    chunk_embedding: str = "embedding"
-    chunk_position: str = "position"
+    chunk_id: IdKey = "id"
+    chunk_text: Key = "text"
+    chunk_embedding: Key = "embedding"
+    chunk_position: Key = "position"
 
-    entity_id: str = "id"
-    entity_name: str = "name"
-    entity_key: str = Field(
+    entity_id: IdKey = "id"
+    entity_name: Key = "name"
+    entity_key: Key = Field(
         "name_key", description="normalised name for case/whitespace-insensitive matching"
     )
-    entity_type: str = "type"
-    entity_description: str = "description"
-    entity_aliases: str = "aliases"
-    entity_alias_keys: str = "alias_keys"
-    entity_name_embedding: str = "name_embedding"
+    entity_type: Key = "type"
+    entity_description: Key = "description"
+    entity_aliases: Key = "aliases"
+    entity_alias_keys: Key = "alias_keys"
+    entity_name_embedding: Key = "name_embedding"
 
     # (chunk)-[part_of]->(document) when "out"; (document)-[part_of]->(chunk) when "in"
     # (``(:Article)-[:HAS_PART]->(:Passage)``). ``None``: a chunk is its own document (LangChain's
     # and LlamaIndex's source nodes carry text and metadata on one node).
-    part_of_type: str | None = "PART_OF"
-    part_of_direction: Literal["out", "in"] = "out"
+    part_of_type: Annotated[str | None, TemplateSlot("relationship", "part_of")] = "PART_OF"
+    part_of_direction: Annotated[Direction, TemplateSlot("direction", "part_of")] = "out"
     # mentions: chunk -> entity when "out", entity -> chunk when "in" (neo4j-graphrag FROM_CHUNK)
-    mentions_type: str = "MENTIONS"
-    mentions_direction: Literal["out", "in"] = "out"
-    next_chunk_type: str | None = None
+    mentions_type: Annotated[str, TemplateSlot("relationship", "mentions")] = "MENTIONS"
+    mentions_direction: Annotated[Direction, TemplateSlot("direction", "mentions")] = "out"
+    next_chunk_type: Annotated[str | None, TemplateSlot("relationship", "next_chunk")] = None
 
     # Relations between entities: real relationship types, or one generic type with a property.
     relation_mode: Literal["types", "property"] = "types"
-    generic_relation_type: str = "RELATED_TO"
-    relation_type_property: str = "type"
-    relation_text_property: str = "predicate"
-    relation_chunk_property: str = "source_chunk"
+    generic_relation_type: Label = "RELATED_TO"
+    relation_type_property: Key = "type"
+    relation_text_property: Key = "predicate"
+    relation_chunk_property: Key = "source_chunk"
 
     @model_validator(mode="before")
     @classmethod
@@ -90,7 +180,7 @@ class SchemaMapping(BaseModel):
         for name, value in self.__dict__.items():
             if isinstance(value, str) and not value.strip():
                 raise ValueError(f"{name} is empty")
-            # Checked when read, so a hostile mapping is refused before any query (issue 22).
+            # Checked when read, so a hostile mapping is refused before any query runs.
             problem = identifier_problem(value) if isinstance(value, str) else None
             if problem is not None:
                 raise ValueError(f"{name} = {_shown(value)} {problem}")
@@ -99,20 +189,6 @@ class SchemaMapping(BaseModel):
                     f"{name} = {ELEMENT_ID!r}: only {', '.join(_ID_FIELDS)} may use elementId()"
                 )
         return self
-
-    def q(self, name: str) -> str:
-        """Escaped identifier; a shorthand used by the query builders."""
-        return escape_identifier(name)
-
-    def prop(self, var: str, value: str) -> str:
-        """``var.`value``` , or ``elementId(var)`` for an id field mapped to ``elementId()``."""
-        if value == ELEMENT_ID:
-            return f"elementId({var})"
-        return f"{var}.{self.q(value)}"
-
-    def chunk_ref(self, var: str) -> str:
-        """The expression that gives a chunk's id (property or elementId)."""
-        return self.prop(var, self.chunk_id)
 
     def check_loadable(self) -> None:
         """The loader MERGEs on id properties and links chunks to documents: a mapping for a
@@ -129,21 +205,6 @@ class SchemaMapping(BaseModel):
     def uses_element_ids(self) -> bool:
         return ELEMENT_ID in (self.document_id, self.chunk_id, self.entity_id)
 
-    def mentions_pattern(self, chunk_var: str, entity_var: str) -> str:
-        rel = f"[:{self.q(self.mentions_type)}]"
-        if self.mentions_direction == "out":
-            return f"({chunk_var})-{rel}->({entity_var})"
-        return f"({chunk_var})<-{rel}-({entity_var})"
-
-    def part_of_pattern(self, chunk_var: str, document_var: str) -> str:
-        if self.part_of_type is None:
-            # A zero-length path binds the document variable to the chunk node itself.
-            return f"({chunk_var})-[*0..0]->({document_var})"
-        rel = f"[:{self.q(self.part_of_type)}]"
-        if self.part_of_direction == "out":
-            return f"({chunk_var})-{rel}->({document_var})"
-        return f"({chunk_var})<-{rel}-({document_var})"
-
     @property
     def structural_relationship_types(self) -> frozenset[str]:
         """Relationship types that belong to the lexical graph, never to entity relations."""
@@ -153,6 +214,12 @@ class SchemaMapping(BaseModel):
         if self.next_chunk_type:
             types.add(self.next_chunk_type)
         return frozenset(types)
+
+
+# The fields that may be ELEMENT_ID (the id keys).
+_ID_FIELDS = tuple(
+    name for name in SchemaMapping.model_fields if (template_slot(name) or _LABEL).element_id
+)
 
 
 def _shown(value: str) -> str:
@@ -235,7 +302,17 @@ check_presets(PRESETS, SCHEMA_PRESETS)
 CUSTOM = "custom"
 
 
-def schema_from_settings(settings: Settings) -> SchemaMapping:
+class _SchemaSettings(Protocol):
+    """What ``schema_from_settings`` reads of ``config.Settings`` (a protocol, so this module,
+    which the settings import for their name checks, imports nothing back)."""
+
+    @property
+    def schema_preset(self) -> str: ...
+    @property
+    def relation_mode(self) -> Literal["types", "property"] | None: ...
+
+
+def schema_from_settings(settings: _SchemaSettings) -> SchemaMapping:
     """The mapping a run uses: the mapping file if one is set, else the settings' preset; with
     their relation mode applied."""
     schema_file = getattr(settings, "schema_file", None)

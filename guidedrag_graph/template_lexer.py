@@ -1,42 +1,54 @@
-"""Read a two-way Cypher template once: tokens, code lines, slots, fragments, steps, selection.
+"""Read a two-way Cypher template once: tokens, code lines, slots, fragments, steps, selection,
+variant blocks and includes.
 
 ``templates.py`` renders what this module parses; it is split out so the renderer stays short.
-Every slot name has exactly one kind (``KINDS``), and a slot's default text must be what the
-default schema (or the default setting) renders, so a template cannot drift from what Browser
-runs. Mistakes are ``ConfigurationError``s naming the file and line.
+Every slot name has exactly one kind (``KINDS``; the schema slots are read from the
+``SchemaMapping`` field annotations, so this module imports the schema and nothing imports it
+back), and a slot's default text, arrow included, must be what the default schema (or the
+default setting) renders, so a template cannot drift from what Browser runs. Variant blocks
+must name an axis and values the file declares. Mistakes are ``ConfigurationError``s naming the
+file and line.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
-from typing import Literal
+from typing import Literal, TypeVar
 
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.schema import SchemaMapping, template_slot
+
 
 # --- the one table of slot names ---------------------------------------------------------------
-LABELS = ("chunk_label", "entity_label", "document_label", "generic_relation_type")
-PROPERTIES = (
-    "chunk_id", "chunk_text", "chunk_embedding", "chunk_position",
-    "document_id", "document_title", "document_source", "document_date",
-    "entity_id", "entity_name", "entity_key", "entity_type", "entity_description",
-    "entity_aliases", "entity_alias_keys", "entity_name_embedding",
-    "relation_type_property", "relation_text_property", "relation_chunk_property",
-)  # fmt: skip
-ID_FIELDS = frozenset({"chunk_id", "entity_id", "document_id"})
-# slot -> (SchemaMapping type field, direction field) and the type Browser runs by default
+# The schema slots are the SchemaMapping fields, read from their TemplateSlot annotations.
+def _slot_of(name: str) -> str:
+    found = template_slot(name)
+    return found.slot if found else ""
+
+
+def _fields(kind: str) -> tuple[str, ...]:
+    return tuple(
+        f for f in SchemaMapping.model_fields if (s := template_slot(f)) and s.kind == kind
+    )
+
+
+LABELS = _fields("label")
+PROPERTIES = _fields("property")
+ID_FIELDS = frozenset(f for f in PROPERTIES if (s := template_slot(f)) and s.element_id)
+# slot -> (SchemaMapping type field, direction field or None: always "out")
 RELATIONSHIPS: dict[str, tuple[str, str | None]] = {
-    "mentions": ("mentions_type", "mentions_direction"),
-    "part_of": ("part_of_type", "part_of_direction"),
-    "next_chunk": ("next_chunk_type", None),
+    s.slot: (f, next((d for d in _fields("direction") if _slot_of(d) == s.slot), None))
+    for f in _fields("relationship")
+    if (s := template_slot(f))
 }
-_RELATIONSHIP_DEFAULTS = {
-    "mentions": "MENTIONS",
-    "part_of": "PART_OF",
-    "next_chunk": "NEXT_CHUNK",  # the neo4j-graphrag type; the default schema has none
-    "relation": "IS_CURRENCY_OF",  # a relation type of the sample KB, so Browser answers
+# What Browser runs where the default schema has no such relationship or the caller decides
+# (a direction of None: the caller's Relation gives it, so the template's example may use any).
+_RELATIONSHIP_DEFAULTS: dict[str, tuple[str, str | None]] = {
+    "next_chunk": ("NEXT_CHUNK", "out"),  # the neo4j-graphrag type; the default schema has none
+    "relation": ("IS_CURRENCY_OF", None),  # a relation type of the sample KB, so Browser answers
 }
 # Names the caller passes (index and constraint names from the settings), with their defaults.
 _PREFIXED = (
@@ -86,11 +98,28 @@ class Line:
 
 @dataclass(frozen=True)
 class Block:
-    kind: Literal["step", "selection"]
+    """A marked section: ``step`` (repeated per hop), ``selection`` (the example selection the
+    caller's compiled one replaces) or ``variant`` (kept when the chosen value of ``axis`` is one
+    of ``values``, removed otherwise)."""
+
+    kind: Literal["step", "selection", "variant"]
     nodes: tuple[Node, ...]
+    axis: str = ""
+    values: tuple[str, ...] = ()
 
 
-Node = Line | Block
+@dataclass(frozen=True)
+class Include:
+    """``// @include <file> <fragment>``: that fragment of ``cypher/<file>.cypher``, rendered in
+    place with the includer's slots (``templates.load`` checks that it exists)."""
+
+    file: str
+    part: str
+    number: int
+
+
+Node = Line | Block | Include
+_N = TypeVar("_N", Block, Include)
 
 
 @dataclass(frozen=True)
@@ -99,6 +128,9 @@ class Template:
     body: tuple[Node, ...]
     fragments: dict[str, tuple[Node, ...]]
     has_selection: bool
+    # ``// @variants axis=a|b ...``: each axis and its values, the first the default
+    variants: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    includes: tuple[Include, ...] = ()
 
 
 # --- tokens ------------------------------------------------------------------------------------
@@ -128,6 +160,39 @@ def tokens(text: str, origin: str) -> list[Token]:
             raise ConfigurationError(f"{origin}:{line}: unterminated {m.group()!r}")
         out.append((kind, m.group(), line))
         line += m.group().count("\n")
+    return _mark_keys(out)
+
+
+_SUBQUERY = {"call", "exists", "count", "collect"}
+
+
+def _mark_keys(toks: list[Token]) -> list[Token]:
+    """Map keys (``{s: s}``, ``c {.id, score: x}``) become kind ``key``: a key names no
+    variable, so renaming must not touch it. A ``{`` opens a map unless it follows ``)`` or
+    CALL/EXISTS/COUNT/COLLECT (a subquery); a key is a word right after the map's ``{`` or
+    ``,`` and before ``:``."""
+    solid = [i for i, t in enumerate(toks) if t[0] not in ("space", "newline", "comment", "block")]
+    stack: list[bool] = []  # True: a map
+    out = list(toks)
+    for n, i in enumerate(solid):
+        kind, text, _ = toks[i]
+        before = toks[solid[n - 1]][1] if n else ""
+        if text == "{" and kind == "other":
+            stack.append(before != ")" and before.lower() not in _SUBQUERY)
+        elif text in "([" and kind == "other":
+            stack.append(False)
+        elif text in ")]}" and kind == "other":
+            if stack:
+                stack.pop()
+        elif (
+            kind == "word"
+            and stack
+            and stack[-1]
+            and before in ("{", ",")
+            and n + 1 < len(solid)
+            and toks[solid[n + 1]][1] == ":"
+        ):
+            out[i] = ("key", text, toks[i][2])
     return out
 
 
@@ -148,8 +213,12 @@ _MARKERS = {
     "@step": ("open", "step"),
     "@end-step": ("close", "step"),
     "@end": ("close", "fragment"),
+    "@end-variant": ("close", "variant"),
 }
-Item = Line | tuple[str, str, str, int]  # a code line, or (open|close, kind, name, line)
+Item = Line | tuple[str, str, str, int]  # a code line, or (open|close|mark, kind, text, line)
+_NAME = r"[a-z][a-z0-9_]*"
+_CHOICE = re.compile(rf"({_NAME})=({_NAME}(?:\|{_NAME})*)\Z")
+_INCLUDE = re.compile(rf"({_NAME}) ({_NAME})\Z")
 
 
 def _items(toks: list[Token], origin: str) -> Iterator[Item]:
@@ -159,7 +228,7 @@ def _items(toks: list[Token], origin: str) -> Iterator[Item]:
             continue
         number = solid[0][2]
         if len(solid) == 1 and solid[0][0] == "comment":
-            marker = _marker(solid[0][1][2:].strip())
+            marker = _marker(solid[0][1][2:].strip(), f"{origin}:{number}")
             if marker is not None:
                 yield (*marker, number)
             continue
@@ -168,7 +237,7 @@ def _items(toks: list[Token], origin: str) -> Iterator[Item]:
         yield Line(tuple(_pieces(line_tokens, origin)), number)
 
 
-def _marker(comment: str) -> tuple[str, str, str] | None:
+def _marker(comment: str, where: str) -> tuple[str, str, str] | None:
     if comment.startswith("@fragment "):
         return ("open", "fragment", comment.split()[1])
     if comment.startswith("selection:begin"):
@@ -177,7 +246,24 @@ def _marker(comment: str) -> tuple[str, str, str] | None:
         return ("close", "selection", "")
     if comment in _MARKERS:
         return (*_MARKERS[comment], "")
+    for word, kind, pattern, form in (
+        ("@variants", "variants", None, "axis=a|b ..."),
+        ("@variant", "variant", _CHOICE, "axis=a|b"),
+        ("@include", "include", _INCLUDE, "<file> <fragment>"),
+    ):
+        if comment == word or comment.startswith(word + " "):
+            spec = comment[len(word) :].strip()
+            ok = all(_CHOICE.match(p) for p in spec.split()) if pattern is None else None
+            if not (pattern.match(spec) if pattern else spec and ok):
+                raise ConfigurationError(f"{where}: write '// {word} {form}', not {comment!r}")
+            return ("open" if kind == "variant" else "mark", kind, spec)
+    if comment.startswith("@"):
+        raise ConfigurationError(f"{where}: unknown marker '// {comment.split()[0]}'")
     return None
+
+
+def _choices(spec: str) -> list[tuple[str, tuple[str, ...]]]:
+    return [(a, tuple(v.split("|"))) for a, v in (p.split("=") for p in spec.split())]
 
 
 def parse(text: str, origin: str) -> Template:
@@ -200,7 +286,56 @@ def parse(text: str, origin: str) -> Template:
     if start is not None:
         raise ConfigurationError(f"{origin}: fragment {start[0]!r} has no '// @end'")
     has_selection = any(not isinstance(it, Line) and it[1] == "selection" for it in items)
-    return Template(origin, _tree(items, origin), fragments, has_selection)
+    variants = _declared(items, origin)
+    body = _tree(items, origin)
+    _check_variants(body, variants, origin)
+    includes = tuple(_walk(body, Include))
+    return Template(origin, body, fragments, has_selection, variants, includes)
+
+
+def _declared(items: list[Item], origin: str) -> dict[str, tuple[str, ...]]:
+    """The ``// @variants`` line: once, before any variant block."""
+    marks = [it for it in items if not isinstance(it, Line) and it[1] == "variants"]
+    if len(marks) > 1:
+        raise ConfigurationError(f"{origin}:{marks[1][3]}: a second '// @variants' line")
+    declared: dict[str, tuple[str, ...]] = {}
+    for axis, values in _choices(marks[0][2]) if marks else []:
+        if axis in declared or len(set(values)) != len(values) or len(values) < 2:
+            raise ConfigurationError(
+                f"{origin}:{marks[0][3]}: '// @variants' names each axis once, with two or "
+                f"more distinct values ({axis}={'|'.join(values)})"
+            )
+        declared[axis] = values
+    return declared
+
+
+def _check_variants(
+    body: tuple[Node, ...], declared: dict[str, tuple[str, ...]], origin: str
+) -> None:
+    """Every block names a declared axis and values; every declared axis has a block."""
+    used: set[str] = set()
+    for block in _walk(body, Block):
+        if block.kind != "variant":
+            continue
+        known = declared.get(block.axis)
+        if known is None or not set(block.values) <= set(known):
+            shown = " ".join(f"{a}={'|'.join(v)}" for a, v in declared.items()) or "none"
+            raise ConfigurationError(
+                f"{origin}: '// @variant {block.axis}={'|'.join(block.values)}' is not declared "
+                f"by the file's '// @variants' line (declared: {shown})"
+            )
+        used.add(block.axis)
+    unused = sorted(set(declared) - used)
+    if unused:
+        raise ConfigurationError(f"{origin}: variant axis {unused[0]!r} has no '// @variant' block")
+
+
+def _walk(nodes: tuple[Node, ...], kind: type[_N]) -> Iterator[_N]:
+    for node in nodes:
+        if isinstance(node, kind):
+            yield node
+        if isinstance(node, Block):
+            yield from _walk(node.nodes, kind)
 
 
 def parse_statements(text: str, origin: str) -> list[tuple[Node, ...]]:
@@ -217,22 +352,26 @@ def parse_statements(text: str, origin: str) -> list[tuple[Node, ...]]:
 
 
 def _tree(items: list[Item], origin: str) -> tuple[Node, ...]:
-    stack: list[tuple[str, list[Node]]] = [("", [])]
+    stack: list[tuple[str, str, list[Node]]] = [("", "", [])]
     for item in items:
         if isinstance(item, Line):
-            stack[-1][1].append(item)
-        elif item[1] == "fragment":
+            stack[-1][2].append(item)
+        elif item[1] in ("fragment", "variants"):
             continue
+        elif item[1] == "include":
+            file, part = item[2].split()
+            stack[-1][2].append(Include(file, part, item[3]))
         elif item[0] == "open":
-            stack.append((item[1], []))
+            stack.append((item[1], item[2], []))
         elif stack[-1][0] != item[1]:
             raise ConfigurationError(f"{origin}:{item[3]}: unbalanced '{item[1]}' marker")
         else:
-            kind, nodes = stack.pop()
-            stack[-1][1].append(Block(kind, tuple(nodes)))  # type: ignore[arg-type]
+            kind, spec, nodes = stack.pop()
+            axis, values = _choices(spec)[0] if spec else ("", ())
+            stack[-1][2].append(Block(kind, tuple(nodes), axis, values))  # type: ignore[arg-type]
     if len(stack) != 1:
         raise ConfigurationError(f"{origin}: '{stack[-1][0]}' section is not closed")
-    return tuple(stack[0][1])
+    return tuple(stack[0][2])
 
 
 # --- pieces and slots --------------------------------------------------------------------------
@@ -262,7 +401,7 @@ def _slot(name: str, toks: list[Token], i: int, where: str) -> tuple[Slot, int]:
     kind = KINDS[name]
     ahead = [(t[0], t[1]) for t in toks[i : i + 12]] + [("", "")] * 12
     text = [t for _, t in ahead]
-    named = [k in ("word", "name") for k, _ in ahead]
+    named = [k in ("word", "name", "key") for k, _ in ahead]
     if kind == "list":
         return _list_slot(name, toks, i, where)
     if kind == "relationship":
@@ -284,9 +423,12 @@ def _slot(name: str, toks: list[Token], i: int, where: str) -> tuple[Slot, int]:
 def _relationship_slot(
     name: str, ahead: list[tuple[str, str]], i: int, where: str
 ) -> tuple[Slot, int]:
-    """``-[v:TYPE]->``, ``<-[v:TYPE]-`` or ``-[v:TYPE]-`` (the variable is optional)."""
+    """``-[v:TYPE]->``, ``<-[v:TYPE]-`` or ``-[v:TYPE]-`` (the variable is optional), written
+    in the direction the default schema renders: the renderer applies the mapping's direction,
+    so any other arrow would make Browser run a different query than the library."""
     text = [t for _, t in ahead]
-    j = 1 if text[0] == "<" else 0
+    left = text[0] == "<"
+    j = 1 if left else 0
     var = None
     if text[j : j + 2] == ["-", "["]:
         j += 2
@@ -296,16 +438,32 @@ def _relationship_slot(
         if (
             text[j] == ":"
             and ahead[j + 1][0] in ("word", "name")
-            and text[j + 2 : j + 4]
-            == [
-                "]",
-                "-",
-            ]
+            and text[j + 2 : j + 4] == ["]", "-"]
         ):
-            _check_default(name, _unquote(text[j + 1]), where)
-            j += 5 if text[j + 4] == ">" else 4
+            written_type = _unquote(text[j + 1])
+            _check_default(name, written_type, where)
+            right = text[j + 4] == ">"
+            if left and right:
+                raise ConfigurationError(
+                    f"{where}: slot /*{name}*/ is followed by <-[...]->, which has no direction; "
+                    f"write {_arrow(_default_direction(name) or 'out', written_type)}"
+                )
+            written = "in" if left else "out" if right else "both"
+            expected = _default_direction(name) or written
+            if written != expected:
+                raise ConfigurationError(
+                    f"{where}: slot /*{name}*/ is followed by {_arrow(written, written_type)}, but "
+                    f"the default schema renders {_arrow(expected, written_type)} (what Browser "
+                    f"must run; the mapping's direction replaces it when rendered)"
+                )
+            j += 5 if right else 4
             return Slot(name, var), i + j
     raise ConfigurationError(f"{where}: slot /*{name}*/ must be followed by -[:TYPE]->")
+
+
+def _arrow(direction: str, rel_type: str) -> str:
+    body = f"[:{rel_type}]"
+    return {"out": f"-{body}->", "in": f"<-{body}-"}.get(direction, f"-{body}-")
 
 
 def _list_slot(name: str, toks: list[Token], i: int, where: str) -> tuple[Slot, int]:
@@ -364,8 +522,14 @@ def _default(name: str) -> str:
     if name in NAME_DEFAULTS:
         return NAME_DEFAULTS[name]
     if name in _RELATIONSHIP_DEFAULTS:
-        return _RELATIONSHIP_DEFAULTS[name]
-    # Imported here: the schema module imports the renderer (escaping), not the other way.
-    from guidedrag_graph.schema import SchemaMapping
+        return _RELATIONSHIP_DEFAULTS[name][0]
+    field_name = RELATIONSHIPS[name][0] if name in RELATIONSHIPS else name
+    return str(SchemaMapping.model_fields[field_name].default)
 
-    return str(SchemaMapping.model_fields[name].default)
+
+def _default_direction(name: str) -> str | None:
+    """The arrow Browser runs for a relationship slot: the default schema's direction."""
+    if name in _RELATIONSHIP_DEFAULTS:
+        return _RELATIONSHIP_DEFAULTS[name][1]
+    direction_field = RELATIONSHIPS[name][1]
+    return str(SchemaMapping.model_fields[direction_field].default) if direction_field else "out"

@@ -10,7 +10,10 @@ text follows it; Browser ignores the comment, the renderer replaces comment and 
 
 One lexer pass reads a template (comments, strings, backticked names, parameters, words); the
 output is built by concatenation and never re-scanned, so an inserted identifier is escaped
-exactly once, when it is inserted, and no later step can cut or rename it (issue 10, D7).
+exactly once, when it is inserted, and no later step can cut or rename it.
+One query is one file: where it differs by server version or ranker, ``// @variant`` blocks
+hold the differences (``render(..., variant={"u_search": "index"})``), and a shared tail is
+``// @include``d; ``browser_script`` gives each variant as Browser runs it.
 Slot kinds, markers and syntax: ``cypher/README.md``.
 """
 
@@ -21,79 +24,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING
 
 from guidedrag_graph import template_lexer as L
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.resources import cypher_template
-
-if TYPE_CHECKING:
-    from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema import ELEMENT_ID, SchemaMapping, escape_identifier
 
 NAME_DEFAULTS = L.NAME_DEFAULTS
-
-# An id field mapped to this value addresses nodes by Neo4j's elementId instead of a property
-# (graphs written by KG builders have no id property): ``/*chunk_id*/c.id`` -> ``elementId(c)``.
-ELEMENT_ID = "elementId()"
-
-
-# Neo4j decodes ``\uXXXX`` inside backtick-quoted names, so ``\u0060`` would close the quotes
-# (issue 22). Every backslash is therefore written as the escape of a backslash: Neo4j reads the
-# name back exactly, and no escape in the name survives to be decoded.
-_BACKSLASH = "\\u005c"
-# Never representable (lone surrogates: not UTF-8) or truncating (NUL) in any identifier.
-_UNQUOTABLE = re.compile("[\x00\ud800-\udfff]")
-# Refused where a person writes names (mapping files, presets, settings): control characters,
-# the bidirectional overrides that make a name display as something else (trojan source), and
-# backslashes (a ``\u0060`` there is an attack or a mistake, never a name anyone means).
-_UNWRITABLE = re.compile(
-    "[\\\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
-
-
-def escape_identifier(name: str, source: str = "identifier") -> str:
-    """THE quoting function: the only way a label, relationship type, property key, index or
-    constraint name enters Cypher text, whoever supplies it (mapping file, preset, setting, a
-    name read from the database, a filter key). Backticks are doubled and backslashes become
-    ``\\u005c`` so Neo4j's unicode-escape decoding cannot end the quotes; a name with NUL or a
-    lone surrogate is refused, naming ``source`` (the field or setting it came from).
-
-    >>> escape_identifier("Chunk\\u0060) RETURN 1 //")
-    '`Chunk\\\\u005cu0060) RETURN 1 //`'
-    """
-    if not isinstance(name, str) or not name:
-        raise ConfigurationError(f"{source} = {name!r} must be a non-empty name")
-    bad = _UNQUOTABLE.search(name)
-    if bad is not None:
-        what = "NUL" if bad.group() == "\x00" else "a lone surrogate"
-        shown = name.encode("utf-8", "backslashreplace").decode()
-        raise ConfigurationError(
-            f"{source} = {shown!r} contains {what} and cannot be a Neo4j name; "
-            "rename it to plain UTF-8 text"
-        )
-    return "`" + name.replace("\\", _BACKSLASH).replace("`", "``") + "`"
-
-
-def identifier_problem(name: str) -> str | None:
-    """Why ``name`` may not be written as a label, type, key or index name by a person (a
-    mapping file, preset or setting), or ``None``: checked when the name is read, so a bad one
-    is refused before any query runs. Names read from the database only meet
-    ``escape_identifier``'s narrower refusal (they exist already)."""
-    bad = _UNWRITABLE.search(name)
-    if bad is None:
-        return None
-    char = bad.group()
-    if char == "\\":
-        return "contains a backslash (Neo4j would decode \\uXXXX escapes in it); remove it"
-    if char == "\x00":
-        kind = "NUL"
-    elif "\ud800" <= char <= "\udfff":
-        kind = "a lone surrogate"
-    elif char <= "\x9f":
-        kind = "a control character"
-    else:
-        kind = "a bidirectional control character"
-    return f"contains {kind} (U+{ord(char):04X}); use printable text"
 
 
 @dataclass(frozen=True)
@@ -118,10 +55,13 @@ def query(
     names: Names | None = None,
     lists: Lists | None = None,
     relation: Relation | None = None,
+    variant: Names | None = None,
 ) -> str:
     """The runnable query of ``cypher/<name>.cypher`` (see ``render``); memoised per argument
     tuple. ``schema`` may be left out only by a template without schema slots."""
-    return _query(name, schema, selection, _items(names), _list_items(lists), relation)
+    return _query(
+        name, schema, selection, _items(names), _list_items(lists), relation, _items(variant)
+    )
 
 
 def fragment(
@@ -135,6 +75,7 @@ def fragment(
     relation: Relation | None = None,
     lists: Lists | None = None,
     names: Names | None = None,
+    variant: Names | None = None,
 ) -> str:
     """Fragment ``part`` of ``cypher/<file>.cypher`` (see ``render``); memoised per argument
     tuple, since the compiler renders leaf fragments for every question."""
@@ -142,8 +83,27 @@ def fragment(
         file,
         part,
         schema,
-        (_items(variables), _items(params), steps, relation, _list_items(lists), _items(names)),
+        (
+            _items(variables),
+            _items(params),
+            steps,
+            relation,
+            _list_items(lists),
+            _items(names),
+            _items(variant),
+        ),
     )
+
+
+def variants(name: str) -> dict[str, tuple[str, ...]]:
+    """The variant axes ``cypher/<name>.cypher`` declares (``// @variants``), each with its
+    values, the first the default (what ``browser_script`` gives without a choice)."""
+    return dict(load(name).variants)
+
+
+def load(name: str) -> L.Template:
+    """``cypher/<name>.cypher`` parsed, its includes checked (cached per file)."""
+    return _template(name)
 
 
 def render(
@@ -158,6 +118,7 @@ def render(
     variables: Names | None = None,
     params: Names | None = None,
     steps: int | None = None,
+    variant: Names | None = None,
 ) -> str:
     """Fill ``template``'s slots: the whole file (``:param`` lines, full-line comments and blank
     lines dropped, code lines joined by newlines) or, with ``part``, the fragment between
@@ -166,8 +127,10 @@ def render(
     ``selection`` replaces the example between ``// selection:begin`` and ``// selection:end``
     with an already-final compiled selection; ``variables`` and ``params`` rename variables and
     ``$parameters`` (``{"s": "s3"}``, ``{"sel_ids": "sel_3_ids"}``) outside strings, comments,
-    backticks and property keys; ``steps`` repeats the ``// @step`` section; ``names``,
-    ``lists`` and ``relation`` fill the name, list and relation slots.
+    backticks, property and map keys; ``steps`` repeats the ``// @step`` section; ``names``,
+    ``lists`` and ``relation`` fill the name, list and relation slots; ``variant`` chooses a
+    value per declared axis (``{"rank": "plugin"}``; an axis left out takes its default) and
+    keeps only the ``// @variant`` blocks of the chosen values.
     """
     nodes = template.body
     if part is not None:
@@ -188,9 +151,63 @@ def render(
         relation,
         dict(variables or {}),
         dict(params or {}),
+        _chosen(template, variant),
     )
     text = "\n".join(_render(nodes, context, selection=selection, steps=steps))
     return text if part is None else text.strip()
+
+
+def _chosen(template: L.Template, variant: Names | None) -> dict[str, str]:
+    """``variant`` checked against what ``template`` declares, every axis filled (default:
+    its first value): an unknown axis or value is an error naming both."""
+    picked = {axis: values[0] for axis, values in template.variants.items()}
+    for axis, value in (variant or {}).items():
+        declared = template.variants.get(axis)
+        if declared is None or value not in declared:
+            shown = " ".join(f"{a}={'|'.join(v)}" for a, v in template.variants.items())
+            raise ConfigurationError(
+                f"{template.origin} has no variant {axis}={value} (it declares: "
+                f"{shown or 'no variants'}); choose one of those"
+            )
+        picked[axis] = value
+    return picked
+
+
+def browser_script(name: str, variant: Names | None = None) -> str:
+    """``cypher/<name>.cypher`` as Neo4j Browser runs it, for one choice of its variants: the
+    file's text with the other variants' blocks (their ``:param`` lines too) left out and each
+    ``// @include`` replaced by the lines of the fragment it names; slot comments stay, so
+    Browser runs the default schema. A file without variants or includes comes back as written."""
+    template = load(name)
+    picked = _chosen(template, variant)
+    return "\n".join(_script_lines(cypher_template(name), template.origin, picked)) + "\n"
+
+
+def _script_lines(text: str, origin: str, picked: dict[str, str]) -> list[str]:
+    out: list[str] = []
+    keep: list[bool] = []
+    for line in text.splitlines():
+        marker = line.strip()[2:].strip() if line.strip().startswith("//") else ""
+        if marker.startswith("@variant "):
+            axis, values = marker.split()[1].split("=")
+            keep.append(picked[axis] in values.split("|"))
+        elif marker == "@end-variant":
+            keep.pop()
+        elif not all(keep) or marker.startswith("@variants"):
+            continue
+        elif marker.startswith("@include "):
+            file, part = marker.split()[1:]
+            out += _fragment_lines(cypher_template(file), part)
+        else:
+            out.append(line)
+    return out
+
+
+def _fragment_lines(text: str, part: str) -> list[str]:
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.strip() == f"// @fragment {part}")
+    end = next(i for i in range(start, len(lines)) if lines[i].strip() == "// @end")
+    return lines[start + 1 : end]
 
 
 def statements(text: str, origin: str, schema: SchemaMapping, names: Names) -> list[str]:
@@ -221,7 +238,29 @@ def _list_items(lists: Lists | None) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 @cache
 def _template(name: str) -> L.Template:
-    return L.parse(cypher_template(name), f"cypher/{name}.cypher")
+    template = L.parse(cypher_template(name), f"cypher/{name}.cypher")
+    check_includes(template)
+    return template
+
+
+def check_includes(template: L.Template) -> None:
+    """Each ``// @include <file> <fragment>`` names a fragment that exists and is plain (no
+    includes or variants of its own): refused at load, naming the file and line."""
+    for include in template.includes:
+        try:
+            target: L.Template | None = _template(include.file)
+        except (ConfigurationError, OSError):
+            target = None
+        if target is None or include.part not in target.fragments:
+            raise ConfigurationError(
+                f"{template.origin}:{include.number}: '// @include {include.file} "
+                f"{include.part}' names no fragment of cypher/{include.file}.cypher"
+            )
+        if target.includes or target.variants:
+            raise ConfigurationError(
+                f"{template.origin}:{include.number}: cypher/{include.file}.cypher has includes "
+                f"or variants of its own; an included fragment must be plain"
+            )
 
 
 @lru_cache(maxsize=1024)
@@ -232,6 +271,7 @@ def _query(
     names: tuple[tuple[str, str], ...],
     lists: tuple[tuple[str, tuple[str, ...]], ...],
     relation: Relation | None,
+    variant: tuple[tuple[str, str], ...],
 ) -> str:
     return render(
         _template(name),
@@ -240,6 +280,7 @@ def _query(
         names=dict(names),
         lists=dict(lists),
         relation=relation,
+        variant=dict(variant),
     )
 
 
@@ -250,12 +291,13 @@ _FragmentArgs = tuple[
     Relation | None,
     tuple[tuple[str, tuple[str, ...]], ...],
     tuple[tuple[str, str], ...],
+    tuple[tuple[str, str], ...],
 ]
 
 
 @lru_cache(maxsize=4096)
 def _fragment(file: str, part: str, schema: SchemaMapping | None, args: _FragmentArgs) -> str:
-    variables, params, steps, relation, lists, names = args
+    variables, params, steps, relation, lists, names, variant = args
     return render(
         _template(file),
         schema,
@@ -266,6 +308,7 @@ def _fragment(file: str, part: str, schema: SchemaMapping | None, args: _Fragmen
         relation=relation,
         lists=dict(lists),
         names=dict(names),
+        variant=dict(variant),
     )
 
 
@@ -294,6 +337,7 @@ class _Context:
         relation: Relation | None,
         variables: dict[str, str] | None = None,
         params: dict[str, str] | None = None,
+        variant: dict[str, str] | None = None,
     ) -> None:
         self.origin = origin
         self._schema = schema
@@ -302,6 +346,7 @@ class _Context:
         self.relation = relation
         self.variables = variables or {}
         self.params = params or {}
+        self.variant = variant or {}
         self.element_id = False  # a property slot rendered elementId(): migrations skip it
 
     def fail(self, line: int, message: str) -> ConfigurationError:
@@ -330,6 +375,11 @@ def _render(
     for node in nodes:
         if isinstance(node, L.Line):
             out.append("".join(_piece(p, context, node.number) for p in node.pieces))
+        elif isinstance(node, L.Include):
+            out += _render(_template(node.file).fragments[node.part], context)
+        elif node.kind == "variant":
+            if context.variant.get(node.axis) in node.values:
+                out += _render(node.nodes, context, selection=selection, steps=steps)
         elif node.kind == "selection" and selection is not None and not spliced:
             out.append(selection.strip())
             spliced = True

@@ -134,3 +134,64 @@ def test_the_pattern_leaves_prose_alone(prose: str) -> None:
 def test_docstrings_are_prose_and_f_strings_are_read() -> None:
     source = '"""MATCH (n) RETURN n"""\ndef f(x):\n    """RETURN x"""\n    return f"MATCH ({x})"\n'
     assert [text for _, text in string_literals(source)] == ["MATCH ({x})"]
+
+
+# --- every template is found by name ------------------------------------------------------------
+REPO = PACKAGE.parent
+TEMPLATE_NAMES = sorted(p.stem for p in (REPO / "cypher").glob("*.cypher"))
+PYTHON = [
+    p
+    for folder in ("guidedrag_graph", "benchmarks", "scripts", "tests")
+    for p in sorted((REPO / folder).rglob("*.py"))
+]
+
+
+def _literals(sources: dict[str, str]) -> tuple[set[str], list[str]]:
+    """Every plain string constant in ``sources`` (path -> text), and each f-string that begins
+    like a template name (``f"load_relations{mode}"``): the latter hide a template from grep."""
+    plain: set[str] = set()
+    built: list[str] = []
+    for path, source in sources.items():
+        tree = ast.parse(source)
+        joined = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if id(node) not in joined:
+                    plain.add(node.value)
+            elif isinstance(node, ast.JoinedStr) and node.values:
+                head = node.values[0]
+                text = head.value if isinstance(head, ast.Constant) else ""
+                if (
+                    isinstance(text, str)
+                    and len(text) > 3
+                    and any(name.startswith(text) for name in TEMPLATE_NAMES)
+                ):
+                    built.append(f"{path}:{node.lineno}: f{text!r}...")
+    return plain, built
+
+
+def test_every_template_name_appears_literally_in_python() -> None:
+    """``grep -rn '"retrieve_boost"'`` finds every caller: no template name is built. A file
+    that templates include (``// @include chunk_rows rows``) is found by grep in cypher/."""
+    code = {str(p.relative_to(REPO)): p.read_text(encoding="utf-8") for p in PYTHON}
+    plain, built = _literals(code)
+    included = {
+        m.group(1)
+        for p in (REPO / "cypher").glob("*.cypher")
+        for m in re.finditer(r"^\s*// @include (\w+) ", p.read_text(encoding="utf-8"), re.M)
+    }
+    shipped = "".join(text for path, text in code.items() if not path.startswith("tests"))
+    missing = [
+        n
+        for n in TEMPLATE_NAMES
+        if n not in included and (n not in plain or f'"{n}"' not in shipped)
+    ]
+    assert not missing, f"templates no Python module names literally: {missing}"
+    assert not built, f"template names built by f-strings: {built}"
+
+
+def test_the_name_check_sees_built_names() -> None:
+    sample = {"x.py": 'q = templates.query(f"load_relations{mode}_create", schema)\n'}
+    plain, built = _literals(sample)
+    assert built == ["x.py:1: f'load_relations'..."]
+    assert "load_relations" not in plain

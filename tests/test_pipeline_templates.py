@@ -1,14 +1,14 @@
-"""Every retrieval/augmentation/tagging template runs as-is, the way Neo4j Browser would run it.
+"""Every template in cypher/, in every variant it declares, runs as-is, the way Neo4j Browser
+would run it (``templates.browser_script``: the file for one choice of variants).
 
 Browser evaluates each ``:param name => expression`` line, then runs the rest of the file (slot
 comments included: Cypher ignores them); we do the same against the real server (on the tiny KB),
-so a template cannot drift from its header. The selection templates have their own such test
-(test_selection_templates.py).
+so a template cannot drift from its header. The file list is the glob of cypher/ (no hand list);
+the selection templates run on the sample KB in test_selection_templates.py.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
@@ -21,103 +21,97 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.db import server_info
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.resources import cypher_template
 from guidedrag_graph.retrieval.filters import compile_filter
 from guidedrag_graph.schema import PRESETS
-from guidedrag_graph.templates import query
+from guidedrag_graph.templates import browser_script, query
+from tests.template_scripts import (
+    NAMES,
+    as_written,
+    browser_params,
+    case_id,
+    cases,
+    documented_columns,
+)
 
 pytestmark = pytest.mark.neo4j
 
-_PARAM = re.compile(r"^:param\s+(\w+)\s*=>\s*(.+?);?\s*$", re.M)
-
-TEMPLATES = [
-    "selection_size",
-    "retrieve_exact",
-    "retrieve_index",
-    "retrieve_search",
-    "retrieve_search_in",
-    "selection_members",
-    "augmentation",
-    "tag_fulltext",
-    "tag_resolve",
-    "entity_name_embeddings",
-    "selection_chunks",
-    "retrieve_filter",
-    "retrieve_filter_tiers",
-    "eval_entity_edges",
-    "property_keys",
-    "vector_index_filters",
-    # the rank plugin's (the test server has it, see conftest)
-    "retrieve_plugin",
-    "procedure_listed",
-    "rank_plugin_cache",
-    # the package's own bookkeeping and inspection
-    "selection_ids",
-    "selection_boosts",
-    "selection_given",
-    "server_version",
-    "connection_check",
-    "await_indexes",
-    "migration_records",
-    "kb_stats",
-    "kb_stats_relations",
-    "kb_stats_indexes",
+# The selection templates run on the sample KB in test_selection_templates.py (same glob).
+SELECTION = ("select_", "set_", "resolve_", "relation_type", "suggest_entities")
+CASES = cases([n for n in NAMES if not n.startswith(SELECTION)])
+# Why a file is not run in a rolled-back transaction like every other one (each must say why):
+NOT_IN_A_TRANSACTION = {
+    "show_databases": "runs on the system database",
+}
+# Files whose rows carry vectors by design (Browser shows ids, titles, text and scores only).
+RAW_VECTORS = {"eval_chunk_graph": "the evaluation's peers read every chunk's embedding"}
+# Variants a server lacks the feature for (the retriever never picks them there).
+NEEDS = {
+    "search": lambda info: info.supports_search_clause,
+    "search_in": lambda info: info.supports_search_in_filter,
+}
+RETRIEVE = [
+    ("retrieve_exact", {"rank": "cypher"}),
+    ("retrieve_exact", {"rank": "plugin"}),
+    ("retrieve_search", {"u_search": "search"}),
+    ("retrieve_search", {"u_search": "index"}),
+    ("retrieve_search_in", {}),
 ]
-# Templates that write: run as written in a transaction that is rolled back.
-WRITES = ["migration_record_write", "kb_wipe", "memory_graph_load"]
-RETRIEVE = ["retrieve_exact", "retrieve_index", "retrieve_search", "retrieve_search_in"]
-_COLUMNS = re.compile(r"^// Columns[^:]*:\s*([^(.\n]*)", re.M)
-NEEDS_SEARCH = {"retrieve_search", "retrieve_search_in"}
 
 
-def browser_params(driver: Driver, text: str) -> dict[str, Any]:
-    params: dict[str, Any] = {}
-    for name, expression in _PARAM.findall(text):
-        params[name] = driver.execute_query(f"RETURN {expression} AS v").records[0]["v"]
-    return params
+def runnable(info: Any, name: str, variant: dict[str, str]) -> bool:
+    """Whether this server has what the script uses (SEARCH: 2026.01+, filtered: 2026.06+)."""
+    script = browser_script(name, variant)
+    if "SEARCH c IN" in script and " WHERE " in script.split("SEARCH c IN", 1)[1].split(")")[0]:
+        return bool(NEEDS["search_in"](info))
+    return "SEARCH " not in script or bool(NEEDS["search"](info))
 
 
-def as_written(text: str) -> list[str]:
-    """The file's statements as Browser runs them, split at a ``;`` that ends a line: without
-    the ``:param`` and full-line comment lines, with everything else (slot comments included)."""
-    lines = [line for line in text.splitlines() if not line.lstrip().startswith((":param", "//"))]
-    statements = [s.strip() for s in re.split(r";[ \t]*$", "\n".join(lines), flags=re.M)]
-    return [s for s in statements if s]
+def test_every_template_and_variant_is_covered() -> None:
+    """The glob is the list: every file, every declared variant (the selection files are
+    test_selection_templates.py's)."""
+    assert len(CASES) > 90
+    assert ("retrieve_boost", {"u_search": "index", "rank_tiers": "plugin"}) in CASES
+    assert ("load_relations", {"mode": "property", "write": "no_chunk"}) in CASES
 
 
-def documented_columns(text: str) -> list[str] | None:
-    documented = _COLUMNS.search(text)
-    if not documented:
-        return None
-    columns = [c.strip() for c in documented.group(1).split(",")]
-    return [] if columns == ["none"] else columns
-
-
-@pytest.mark.parametrize("name", TEMPLATES)
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
 def test_template_runs_as_written(
-    name: str,
+    case: tuple[str, dict[str, str]],
     tiny_kb: Driver,
     settings: Settings,
 ) -> None:
-    text = cypher_template(name)
+    name, variant = case
+    text = browser_script(name, variant)
     assert text.startswith("//"), "each template opens with a comment saying why it exists"
-    if name in NEEDS_SEARCH and not server_info(tiny_kb).supports_search_clause:
-        pytest.skip("SEARCH needs Neo4j 2026.01+ (5.26 uses retrieve_index)")
+    if not runnable(server_info(tiny_kb), name, variant):
+        pytest.skip(f"{case_id(case)} needs a newer server (the retriever picks another variant)")
     params = browser_params(tiny_kb, text)
     statements = as_written(text)
     assert statements, name
-    results = [tiny_kb.execute_query(statement, params) for statement in statements]
-    for statement, result in zip(statements, results, strict=True):
+    results = []
+    if name in NOT_IN_A_TRANSACTION:
+        for statement in statements:
+            records, _, keys = tiny_kb.execute_query(statement, params, database_="system")
+            results.append((keys, records))
+    else:
+        # Browser would commit a write; here each file runs as written, then is rolled back.
+        with tiny_kb.session() as session, session.begin_transaction() as tx:
+            for statement in statements:
+                result = tx.run(statement, params)
+                records = list(result)
+                results.append((list(result.keys()), records))
+            tx.rollback()
+    for statement, (keys, records) in zip(statements, results, strict=True):
         if documented_columns(text) is not None:
-            assert result.keys == documented_columns(text), (name, statement)
-        for record in result.records:
+            assert keys == documented_columns(text), (case_id(case), statement)
+        for record in records if name not in RAW_VECTORS else ():
             assert_no_raw_vectors(record, name)
-    records = results[0].records
+    records = results[0][1]
     if name == "selection_size":
         assert records[0]["selection_size"] == 0  # the example ids are not in the tiny KB
     if name == "procedure_listed":
         assert records[0]["listed"] is True
-    if name == "retrieve_plugin":
+    if name == "retrieve_exact":
         params["sel_chunk_ids"] = ["ada-1", "ada-2"]
         rows = tiny_kb.execute_query(statements[0], params).records
         assert sorted(r["id"] for r in rows) == ["ada-1", "ada-2"]
@@ -188,20 +182,16 @@ def test_cypher_question_script_ranks_like_guidedrag_and_feeds_every_retrieve_te
         assert_no_raw_vectors(row, "cypher --question")
         assert row["document_title"] and row["text"] and row["embedding"] is None
 
-    # Every shipped retrieve_* template, its own :param lines then the script's on top.
-    search = server_info(tiny_kb).supports_search_clause
-    for name in RETRIEVE:
-        if name in NEEDS_SEARCH and not search:
+    # Every retrieve_* ranking variant, its own :param lines then the script's on top.
+    info = server_info(tiny_kb)
+    for name, variant in RETRIEVE:
+        if not runnable(info, name, variant):
             continue
-        text = cypher_template(name)
+        text = browser_script(name, variant)
         merged = {**browser_params(tiny_kb, text), **params}
         ranked = [r["id"] for r in tiny_kb.execute_query(as_written(text)[0], merged).records]
-        want = (
-            [c.id for c in base.chunks]
-            if name in ("retrieve_index", "retrieve_search")
-            else (expected)
-        )
-        assert ranked == want, name
+        want = [c.id for c in base.chunks] if name == "retrieve_search" else expected
+        assert ranked == want, case_id((name, variant))
 
 
 def test_cypher_script_shows_ids_titles_and_text(
@@ -220,19 +210,6 @@ def test_cypher_script_shows_ids_titles_and_text(
     ]
     for row in rows:
         assert_no_raw_vectors(row, "cypher")
-
-
-@pytest.mark.parametrize("name", WRITES)
-def test_write_template_runs_as_written(
-    name: str,
-    tiny_kb: Driver,
-) -> None:
-    text = cypher_template(name)
-    params = browser_params(tiny_kb, text)
-    with tiny_kb.session() as session, session.begin_transaction() as tx:
-        for statement in as_written(text):
-            assert list(tx.run(statement, params).keys()) == documented_columns(text), name
-        tx.rollback()
 
 
 def test_rendering_maps_the_default_schema_onto_neo4j_graphrag() -> None:

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from neo4j import Driver
 
+from guidedrag_graph import templates
 from guidedrag_graph.cli import cli
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
@@ -74,8 +75,9 @@ def test_toml_file_maps_every_name_and_direction(tmp_path: Path) -> None:
     assert (schema.chunk_label, schema.chunk_id, schema.chunk_text, schema.chunk_embedding) == (
         "Passage", "pid", "content", "vec",
     )
-    assert schema.part_of_pattern("c", "d") == "(c)<-[:`HAS_PART`]-(d)"
-    assert schema.mentions_pattern("c", "e") == "(c)-[:`ABOUT`]->(e)"
+    pattern = "(c)/*part_of*/-[:PART_OF]->(d), (c)/*mentions*/-[:MENTIONS]->(e)"
+    rendered = templates.render(templates.parse(pattern, "t.cypher"), schema)
+    assert rendered == "(c)<-[:`HAS_PART`]-(d), (c)-[:`ABOUT`]->(e)"
     entity = (schema.entity_label, schema.entity_id, schema.entity_name)
     assert entity == ("Thing", "title", "title")
 

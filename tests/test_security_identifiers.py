@@ -21,10 +21,14 @@ from guidedrag_graph.config import Settings, load_settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db import read_query
 from guidedrag_graph.errors import ConfigurationError, QueryMemoryError
-from guidedrag_graph.schema import SchemaMapping, load_schema_file
+from guidedrag_graph.schema import (
+    SchemaMapping,
+    escape_identifier,
+    identifier_problem,
+    load_schema_file,
+)
 from guidedrag_graph.selection import Selector, parse
 from guidedrag_graph.selection.core import quote
-from guidedrag_graph.templates import escape_identifier, identifier_problem
 from tests.security import BREAKOUT, HOSTILE_NAMES, listener, schema_names, snapshot
 
 

@@ -26,6 +26,7 @@ from guidedrag_graph.resources import cypher_dir, cypher_template
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import boost, parse
 from guidedrag_graph.selection.compiler import compile_plan
+from tests.template_scripts import variants_of
 from tests.test_selection_compile import identity_resolution
 
 PLACEHOLDER = "Zq9placeholder"
@@ -116,11 +117,23 @@ def renderings(schema: SchemaMapping, index_name: str) -> list[str]:
     for name in TEMPLATES:
         if name == "load_next_chunk" and schema.next_chunk_type is None:
             continue  # the loader renders it only for mappings with a next-chunk type
-        out.append(T.query(name, schema, names=names, lists=lists, relation=relation))
-        for part in re.findall(r"^// @fragment (\w+)", cypher_template(name), re.M):
+        for variant in variants_of(name):  # every variant's lines are rendered somewhere
             out.append(
-                T.fragment(name, part, schema, names=names, lists=lists, relation=relation, steps=2)
+                T.query(name, schema, names=names, lists=lists, relation=relation, variant=variant)
             )
+            for part in re.findall(r"^// @fragment (\w+)", cypher_template(name), re.M):
+                out.append(
+                    T.fragment(
+                        name,
+                        part,
+                        schema,
+                        names=names,
+                        lists=lists,
+                        relation=relation,
+                        steps=2,
+                        variant=variant,
+                    )
+                )
     for migration in discover():
         out += migration.statements(schema, names)
     for expr in EXPRESSIONS:

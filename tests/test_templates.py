@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
+from guidedrag_graph import schema as schema_module
+from guidedrag_graph import template_lexer as L
 from guidedrag_graph import templates as T
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.resources import cypher_dir
+from guidedrag_graph.resources import cypher_dir, cypher_template
 from guidedrag_graph.schema import PRESETS, SchemaMapping
 
 DEFAULT = PRESETS["guidedrag"]
@@ -33,6 +38,22 @@ def test_renaming_touches_identifiers_and_parameters_only() -> None:
     assert out == (
         "WITH s3, 's' AS q, \"s $sel_ids\" AS r, `s` AS u, x.s AS v, $sel_3_ids AS w // s\n"
         "RETURN [x IN s3 | x] AS s3, $sel_ids_more"
+    )
+
+
+def test_renaming_leaves_map_keys_alone() -> None:
+    text = (
+        "WITH {s: s, t: [s]} AS m, collect({c: c, score: s}) AS top, c {.id, s: s.x} AS p\n"
+        "CALL () {\n  WITH s, t\n  RETURN s\n}\n"
+        "MATCH (c:/*chunk_label*/Chunk {/*chunk_id*/id: s})\n"
+        "RETURN CASE WHEN s THEN 1 ELSE 2 END AS s"
+    )
+    out = render(text, variables={"s": "s3", "c": "c1", "t": "t3"})
+    assert out == (
+        "WITH {s: s3, t: [s3]} AS m, collect({c: c1, score: s3}) AS top, c1 {.id, s: s3.x} AS p\n"
+        "CALL () {\n  WITH s3, t3\n  RETURN s3\n}\n"
+        "MATCH (c1:`Chunk` {`id`: s3})\n"
+        "RETURN CASE WHEN s3 THEN 1 ELSE 2 END AS s3"
     )
 
 
@@ -157,6 +178,21 @@ def test_list_slots_repeat_their_first_element() -> None:
         ("MATCH (c)/*mentions*/-[:PART_OF]->(d)", r"'PART_OF', but its default is 'MENTIONS'"),
         ("MATCH (c:/*chunk_label*/ Chunk)", "is not followed by its default text"),
         ("MATCH (c)/*mentions*/(d)", r"must be followed by -\[:TYPE\]->"),
+        # the arrow Browser runs must be the one the default schema renders
+        (
+            "MATCH (c)/*mentions*/<-[:MENTIONS]-(e)",
+            r"<-\[:MENTIONS\]-, but the default .*-\[:MENTIONS\]->",
+        ),
+        ("MATCH (c)/*part_of*/-[:PART_OF]-(d)", r"followed by -\[:PART_OF\]-, but"),
+        ("MATCH (c)/*mentions*/<-[:MENTIONS]->(e)", "has no direction"),
+        ("MATCH (x)/*relation*/<-[r:IS_CURRENCY_OF]->(y)", "has no direction"),
+        ("// @variant rank=plugin\nRETURN 1\n// @end-variant", "not declared"),
+        ("// @variants rank=a|b\nRETURN 1", "has no '// @variant' block"),
+        ("// @variants rank=a\n// @variant rank=a\n// @end-variant", "two or more"),
+        ("// @variants rank=a|b\n// @variant rank=c\n// @end-variant", "not declared"),
+        ("// @variant rank\n// @end-variant", "write '// @variant axis=a|b'"),
+        ("// @include chunk_rows\n", "write '// @include <file> <fragment>'"),
+        ("// @inclde chunk_rows rows\n", "unknown marker"),
         ("RETURN /*tiers*/[x + y, z]", "exactly one variable"),
         ("RETURN /*tiers*/[s0", "not closed"),
         ("CREATE INDEX /*vector_index*/other", "but its default is 'chunk_embedding'"),
@@ -207,6 +243,79 @@ def test_fragments_steps_and_selection_splice() -> None:
         render("RETURN 1", selection="MATCH (c)")
 
 
+VARIANTS = """// why
+// @variants rank=cypher|plugin u=a|b
+:param x => 1;
+// @variant rank=plugin
+:param embedding_property => 'embedding';
+// @end-variant
+MATCH (c:/*chunk_label*/Chunk)
+// @variant rank=cypher
+WITH c, 1 AS score
+// @end-variant
+// @variant rank=plugin
+CALL guidedrag.rank([c], $embedding_property, [1.0], 1) YIELD node, score
+  // @variant u=b
+  WITH node AS c, score
+  // @end-variant
+// @end-variant
+// @fragment tail
+// @variant u=a|b
+RETURN c, score
+// @end-variant
+// @end
+"""
+
+
+def test_variant_blocks_are_kept_or_removed_by_name() -> None:
+    template = T.parse(VARIANTS, "v.cypher")
+    assert template.variants == {"rank": ("cypher", "plugin"), "u": ("a", "b")}
+    assert T.render(template, DEFAULT).splitlines() == [
+        "MATCH (c:`Chunk`)", "WITH c, 1 AS score", "RETURN c, score",
+    ]  # fmt: skip
+    plugin = T.render(template, DEFAULT, variant={"rank": "plugin", "u": "b"}).splitlines()
+    assert plugin[1:] == [
+        "CALL guidedrag.rank([c], $embedding_property, [1.0], 1) YIELD node, score",
+        "  WITH node AS c, score",
+        "RETURN c, score",
+    ]
+    assert T.render(template, DEFAULT, variant={"rank": "plugin"}).count("WITH node") == 0
+    assert T.render(template, DEFAULT, part="tail", variant={"u": "b"}) == "RETURN c, score"
+    with pytest.raises(ConfigurationError, match=r"no variant rank=java .*rank=cypher\|plugin"):
+        T.render(template, DEFAULT, variant={"rank": "java"})
+    with pytest.raises(ConfigurationError, match="no variant ranker=plugin"):
+        T.render(template, DEFAULT, variant={"ranker": "plugin"})
+
+
+def test_browser_scripts_of_variants_and_includes() -> None:
+    script = T.browser_script("retrieve_exact", {"rank": "plugin"})
+    assert ":param embedding_property => 'embedding';" in script
+    assert "vector.similarity.cosine(/*" not in script and "@variant" not in script
+    assert "guidedrag.rank(selected" in script
+    assert "OPTIONAL MATCH (c)/*part_of*/-[:PART_OF]->(d:/*document_label*/Document)" in script
+    assert "@include" not in script and "// selection:begin" in script
+    default = T.browser_script("retrieve_exact")
+    assert "$embedding_property" not in default and "vector.similarity.cosine(/*" in default
+    assert T.browser_script("select_entity") == cypher_template("select_entity")
+    # what the library runs is the script's query with its slots filled
+    rendered = T.query("retrieve_exact", DEFAULT, variant={"rank": "plugin"})
+    assert rendered.endswith("CASE WHEN $with_embedding THEN c.`embedding` END AS embedding")
+    assert T.variants("retrieve_boost") == {
+        "u_search": ("search", "index"), "rank_tiers": ("cypher", "plugin"),
+    }  # fmt: skip
+
+
+def test_includes_must_name_a_plain_fragment() -> None:
+    with pytest.raises(ConfigurationError, match=r"x\.cypher:2: .*names no fragment"):
+        _check_includes("// x\n// @include chunk_rows nope\n")
+    with pytest.raises(ConfigurationError, match="names no fragment"):
+        _check_includes("// x\n// @include no_such_file rows\n")
+
+
+def _check_includes(text: str) -> None:
+    T.check_includes(T.parse(text, "x.cypher"))
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -215,6 +324,8 @@ def test_fragments_steps_and_selection_splice() -> None:
         "// @fragment a\n// @fragment b\n// @end\n// @end\n",
         "// @step\nRETURN 1\n",
         "// @fragment a\n// @step\n// @end\n// @end-step\n",
+        "// @variants r=a|b\n// @variant r=a\nRETURN 1\n",
+        "// @variants r=a|b\n// @fragment f\n// @variant r=a\n// @end\n// @end-variant\n",
     ],
 )
 def test_unbalanced_markers_are_errors(text: str) -> None:
@@ -259,10 +370,40 @@ def test_checksum_ignores_comments_and_params_but_not_statements() -> None:
 # --- the shipped templates -------------------------------------------------------------------
 def test_every_shipped_template_parses() -> None:
     for path in sorted(cypher_dir().glob("*.cypher")):
-        T.parse(path.read_text(encoding="utf-8"), path.name)
+        T.load(path.stem)  # its includes resolved, its variants declared and used
+
+
+def test_the_slot_tables_are_the_schema_fields() -> None:
+    fields = set(SchemaMapping.model_fields)
+    assert set(L.LABELS) | set(L.PROPERTIES) <= fields
+    assert "chunk_label" in L.LABELS and "chunk_embedding" in L.PROPERTIES
+    assert {"chunk_id", "document_id", "entity_id"} == L.ID_FIELDS
+    assert L.RELATIONSHIPS["mentions"] == ("mentions_type", "mentions_direction")
+    assert L.RELATIONSHIPS["next_chunk"] == ("next_chunk_type", None)
+    # every string field but the preset name and the mode is a slot
+    untyped = {f for f in fields if L.KINDS.get(f) is None and not f.endswith("_direction")}
+    assert untyped == {"preset", "relation_mode", "part_of_type", "mentions_type",
+                       "next_chunk_type"}  # fmt: skip
 
 
 def test_rendering_is_memoised() -> None:
     first = T.fragment("select_entity", "set", DEFAULT, variables={"s": "s0"})
     assert T.fragment("select_entity", "set", DEFAULT, variables={"s": "s0"}) is first
     assert T.query("retrieve_exact", DEFAULT) is T.query("retrieve_exact", DEFAULT)
+
+
+def test_the_renderer_stands_on_the_schema_and_not_back() -> None:
+    """schema -> template_lexer -> templates, acyclic: the schema module owns the identifier
+    helpers and imports none of the renderer or the settings (which import it)."""
+    root = Path(schema_module.__file__).parent
+
+    def imports(module: str) -> set[str]:
+        tree = ast.parse((root / f"{module}.py").read_text(encoding="utf-8"))
+        found = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        found |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        return {m for m in found if m.startswith("guidedrag_graph")}
+
+    assert imports("schema") == {"guidedrag_graph.errors"}
+    assert "guidedrag_graph.templates" not in imports("template_lexer")
+    assert "guidedrag_graph.schema" in imports("template_lexer")
+    assert T.escape_identifier is schema_module.escape_identifier  # one quoting function

@@ -163,8 +163,12 @@ def _adopt_vector_index(
         )
     server = server_info(driver, database)
     filtered = server.supports_search_in_filter and schema.chunk_id != ELEMENT_ID
-    template = "adopt_vector_index_filtered" if filtered else "adopt_vector_index"
-    ddl = templates.query(template, schema, names={"vector_index": wanted})
+    ddl = templates.query(
+        "adopt_vector_index",
+        schema,
+        names={"vector_index": wanted},
+        variant={"filter": "ids" if filtered else "none"},
+    )
     create(ddl, wanted, {"vector_index_config": vector_index_config(settings, server)})
     report.vector_index_name = wanted
     report.vector_index_filtered = filtered
@@ -212,7 +216,8 @@ def unadopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptR
     existing = {str(i["name"]) for i in _indexes(driver, database)}
     for name in record.get("indexes", []):
         if name in existing:
-            driver.execute_query(templates.query("drop_index"), {"name": name}, database_=database)
+            drop = templates.query("drop_schema_object", variant={"kind": "index"})
+            driver.execute_query(drop, {"name": name}, database_=database)
             report.dropped.append(str(name))
     if int(record.get("name_keys_written", 0)):
         keyed = schema.model_copy(

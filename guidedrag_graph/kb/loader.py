@@ -46,9 +46,12 @@ __all__ = ["DEFAULT_BATCH_SIZE", "LoadReport", "check_dimensions", "load_bundle"
 DEFAULT_BATCH_SIZE = 500
 
 
-def loader_query(name: str, schema: SchemaMapping, prefix: str = "") -> str:
-    """A ``cypher/load_*.cypher`` template for ``schema``: names mapped and escaped once."""
-    return prefix + templates.query(name, schema)
+def loader_query(
+    name: str, schema: SchemaMapping, prefix: str = "", variant: dict[str, str] | None = None
+) -> str:
+    """A ``cypher/load_*.cypher`` template for ``schema`` (and ``variant``): names mapped and
+    escaped once."""
+    return prefix + templates.query(name, schema, variant=variant)
 
 
 class _Queries:
@@ -66,16 +69,22 @@ class _Queries:
         self.referenced_entities = loader_query("load_entities_referenced", schema, p)
         self.chunk_ids = loader_query("load_chunk_ids", schema, p)
         self.chunk_embeddings = loader_query("load_chunk_embeddings", schema, p)
-        self.chunks_create = loader_query("load_chunks_create", schema, p)
-        self.chunks_merge = loader_query("load_chunks_merge", schema, p)
+        self.chunks_create = loader_query("load_chunks", schema, p, variant={"write": "create"})
+        self.chunks_merge = loader_query("load_chunks", schema, p, variant={"write": "merge"})
         self.vector_probe = loader_query("load_vector_probe", schema, p)
         self.next_chunk = (
             loader_query("load_next_chunk", schema, p) if schema.next_chunk_type else None
         )
-        mode = "_property" if schema.relation_mode == "property" else ""
-        self.relations_with_chunk = loader_query(f"load_relations{mode}", schema, p)
-        self.relations_without_chunk = loader_query(f"load_relations{mode}_no_chunk", schema, p)
-        self.relations_create = loader_query(f"load_relations{mode}_create", schema, p)
+        mode = schema.relation_mode
+        self.relations_with_chunk = loader_query(
+            "load_relations", schema, p, variant={"mode": mode, "write": "merge"}
+        )
+        self.relations_without_chunk = loader_query(
+            "load_relations", schema, p, variant={"mode": mode, "write": "no_chunk"}
+        )
+        self.relations_create = loader_query(
+            "load_relations", schema, p, variant={"mode": mode, "write": "create"}
+        )
         self.relations_present = loader_query("load_relations_present", schema, p)
         # Types a predicate may not take under this mapping (the bundle already reserved the
         # presets' structural types; a custom mapping may add its own).

@@ -12,7 +12,7 @@ The syntax is neo4j-graphrag's (``VectorRetriever(filters=...)``): a field maps 
 $ilike``; several fields in one object are ANDed; ``$and``/``$or`` take a list of filters. A
 filter is a WHERE condition on the chunk variable; ``cypher/retrieve_filter.cypher`` holds the
 clauses around it. Why our own: every property key is quoted by the project's one quoting
-function (``templates.escape_identifier``; neo4j-graphrag's only doubles backticks), values are
+function (``schema.escape_identifier``; neo4j-graphrag's only doubles backticks), values are
 ``$flt_N`` parameters, nesting depth and the number of terms are bounded, and each value's type
 is checked, so bad input is one line naming the problem (never a RecursionError or TypeError).
 """
@@ -26,7 +26,7 @@ from typing import Any
 
 from guidedrag_graph import templates
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema import SchemaMapping, escape_identifier
 
 # Bounds on a filter (every input bounded): nesting of $and/$or, terms, values of one $in, key
 # length. A filter a person or an LLM writes is a handful of terms.
@@ -142,7 +142,7 @@ class _Compiler:
             raise FilterError(f"filters: more than {MAX_TERMS} conditions; simplify the filter")
         if key not in self.fields:
             self.fields.append(key)
-        lhs = f"{self.alias}.{templates.escape_identifier(key)}"
+        lhs = f"{self.alias}.{escape_identifier(key)}"
         if isinstance(value, Mapping):
             if len(value) != 1:
                 raise FilterError(

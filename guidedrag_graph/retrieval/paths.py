@@ -50,18 +50,37 @@ class Paths:
             "index": self._index,
         }
 
+    # ------------------------------------------------------------------ variants
+    def variant(self, name: str, **chosen: str) -> dict[str, str]:
+        """THE choice of ``cypher/<name>.cypher``'s variants from the server's facts: ``SEARCH``
+        (2026.01+) or the 5.26 index procedure for U, and whether the rank plugin's
+        ``guidedrag.rank`` / ``guidedrag.rankTiers`` rank; ``chosen`` overrides a fact with a
+        caller's explicit choice (path 'plugin'). Only the axes the template declares come back,
+        so the renderer can refuse any other."""
+        graph = self.graph
+        facts: dict[str, Callable[[], str]] = {  # asked lazily: each may cost a round trip once
+            "u_search": lambda: "search" if graph.server.supports_search_clause else "index",
+            "rank": lambda: "plugin" if graph.rank_plugin else "cypher",
+            "rank_tiers": lambda: "plugin" if graph.rank_tiers_plugin else "cypher",
+        }
+        return {
+            axis: chosen[axis] if axis in chosen else facts[axis]()
+            for axis in templates.variants(name)
+        }
+
     # ------------------------------------------------------------------ U and members
     def index_query(self) -> tuple[str, dict[str, Any]]:
         """The vector index top k over every chunk (``SEARCH`` or the 5.26 procedure)."""
         schema, settings = self.graph.schema, self.graph.settings
-        if self.graph.server.supports_search_clause:
-            query = templates.query(
-                "retrieve_search",
-                schema,
-                names={"vector_index": settings.vector_index_name},
-            )
-            return query, {}
-        return templates.query("retrieve_index", schema), {"index_name": settings.vector_index_name}
+        variant = self.variant("retrieve_search")
+        query = templates.query(
+            "retrieve_search",
+            schema,
+            names={"vector_index": settings.vector_index_name},
+            variant=variant,
+        )
+        extra = {"index_name": settings.vector_index_name} if variant["u_search"] == "index" else {}
+        return query, extra
 
     def rank_u(self, vector: list[float], fetch_k: int, with_embedding: bool) -> Fetched:
         query, extra = self.index_query()
@@ -98,15 +117,16 @@ class Paths:
         with_embedding: bool,
         exact_max: int,
     ) -> tuple[str, dict[str, Any]]:
-        """``retrieve_planned`` (``_plugin`` with the plugin): exact up to ``exact_max``
+        """``retrieve_planned`` (its plugin variant with the plugin): exact up to ``exact_max``
         chunks, search_in beyond, decided by the query; and its parameters."""
         schema = self.graph.schema
-        plugin = self.graph.rank_plugin
+        variant = self.variant("retrieve_planned")
         query = templates.query(
-            "retrieve_planned_plugin" if plugin else "retrieve_planned",
+            "retrieve_planned",
             schema,
             selection=selection.cypher,
             names={"vector_index": self.graph.settings.vector_index_name},
+            variant=variant,
         )
         params: dict[str, Any] = {
             **selection.params,
@@ -116,7 +136,7 @@ class Paths:
             "exact_max": int(exact_max),
             "with_embedding": with_embedding,
         }
-        if plugin:
+        if variant["rank"] == "plugin":
             params["embedding_property"] = schema.chunk_embedding
         return query, params
 
@@ -129,8 +149,8 @@ class Paths:
         limit: int | None,
         exact_max: int,
     ) -> tuple[str, dict[str, Any]]:
-        """``retrieve_boost`` (``_index`` on 5.26, ``_plugin`` with the plugin) for these tiers:
-        each tier ranked exactly up to ``exact_max`` chunks; and the query's parameters."""
+        """``retrieve_boost`` (its variants: the 5.26 index procedure, the plugin) for these
+        tiers: each tier ranked exactly up to ``exact_max`` chunks; and the query's parameters."""
         settings, schema = self.graph.settings, self.graph.schema
         tiers = list(compiled.tiers)
         lists = {"tiers": [t.list_variable for t in tiers]}
@@ -148,19 +168,21 @@ class Paths:
             # filters (retrieval/filters.py): the tier every candidate must be in, else -1
             "universe": int(getattr(compiled, "universe", -1)),
         }
+        variant = self.variant("retrieve_boost")
         # With the plugin, one guidedrag.rankTiers call scores the tiers from its float32 cache
         # (~1 µs per chunk instead of Cypher's ~45) and picks the candidates: the same ones.
-        plugin = "_plugin" if self.graph.rank_tiers_plugin else ""
-        if plugin:
+        if variant["rank_tiers"] == "plugin":
             params["embedding_property"] = schema.chunk_embedding
-        names: dict[str, str] = {}
-        if self.graph.server.supports_search_clause:
-            name = f"retrieve_boost{plugin}"
-            names["vector_index"] = settings.vector_index_name
-        else:
-            name = f"retrieve_boost_index{plugin}"
+        if variant["u_search"] == "index":
             params["index_name"] = settings.vector_index_name
-        query = templates.query(name, schema, selection=compiled.prelude, names=names, lists=lists)
+        query = templates.query(
+            "retrieve_boost",
+            schema,
+            selection=compiled.prelude,
+            names={"vector_index": settings.vector_index_name},
+            lists=lists,
+            variant=variant,
+        )
         return query, params
 
     # ------------------------------------------------------------------ one path
@@ -187,7 +209,12 @@ class Paths:
     def _exact(
         self, vector: list[float], selection: CompiledSelectionLike, base: dict[str, Any]
     ) -> Fetched:
-        query = templates.query("retrieve_exact", self.graph.schema, selection=selection.cypher)
+        query = templates.query(
+            "retrieve_exact",
+            self.graph.schema,
+            selection=selection.cypher,
+            variant=self.variant("retrieve_exact", rank="cypher"),
+        )
         return Fetched.one(self.graph.read(query, base), query, base)
 
     def _plugin(
@@ -199,7 +226,12 @@ class Paths:
                 f"docs/plugin.md; rank_plugin={self.graph.settings.rank_plugin!r}); use 'exact'"
             )
         schema = self.graph.schema
-        query = templates.query("retrieve_plugin", schema, selection=selection.cypher)
+        query = templates.query(
+            "retrieve_exact",
+            schema,
+            selection=selection.cypher,
+            variant=self.variant("retrieve_exact", rank="plugin"),
+        )
         params = {**base, "embedding_property": schema.chunk_embedding}
         return Fetched.one(self.graph.read(query, params), query, params)
 

@@ -287,7 +287,7 @@ class Retriever:
 
         ``limit`` (calibration only) returns up to that many candidates instead of ``fetch_k``.
 
-        ``cypher/retrieve_boost.cypher`` (``retrieve_boost_index`` on 5.26): each tier's top
+        ``cypher/retrieve_boost.cypher`` (variant ``u_search=index`` on 5.26): each tier's top
         ``fetch_k`` (exact up to the planner's exact limit, else from U's over-fetched index top)
         ∪ U's top ``fetch_k`` holds the boosted top ``fetch_k`` (a tier's boost is uniform).
         """

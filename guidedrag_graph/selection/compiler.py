@@ -194,7 +194,9 @@ class _Builder:
             "s": f"s{i}",
             "t": f"t{i}",
         }
-        return T.fragment(expr.template, "set", self.schema, variables=variables)
+        return T.fragment(
+            expr.template, "set", self.schema, variables=variables, variant=expr.variant
+        )
 
     def entity_group(self, expr: A.Expr) -> tuple[A.Expr, ...] | None:
         """The names of a union made only of entity terms (a | b | entity([c, d]) ...), which
@@ -249,4 +251,5 @@ class _Builder:
             params={f"sel_{key}": f"sel_{i}_{key}" for key in values},
             steps=expr.hops,
             relation=relation,
+            variant=expr.variant,
         )

@@ -8,7 +8,7 @@ are in ``primitives.py``, weighted tiers in ``boost.py``; ``ast.py`` gathers the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
@@ -201,14 +201,15 @@ def _check(other: object) -> Expr:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class BinaryOp(Expr):
-    """A set operation. Each declares its DSL ``symbol``, its ``cypher/set_*`` template, how it
-    combines its operands' sets, and which operand's emptiness empties it."""
+    """A set operation. Each declares its DSL ``symbol``, its ``cypher/set_op.cypher`` variant,
+    how it combines its operands' sets, and which operand's emptiness empties it."""
 
     left: Expr
     right: Expr
     symbol: ClassVar[str] = ""
     template: ClassVar[str] = ""
     infix: ClassVar[bool] = True
+    variant: ClassVar[Mapping[str, str]] = {}  # its template's variant (set_op: the operator)
 
     def __post_init__(self) -> None:
         for side in (self.left, self.right):
@@ -251,7 +252,8 @@ class BinaryOp(Expr):
 class Union(BinaryOp):
     op: ClassVar[str] = "union"
     symbol: ClassVar[str] = "|"
-    template: ClassVar[str] = "set_union"
+    template: ClassVar[str] = "set_op"
+    variant: ClassVar[Mapping[str, str]] = {"op": "union"}
 
     def combine(self, left: set[str], right: set[str]) -> set[str]:
         return left | right
@@ -264,7 +266,8 @@ class Union(BinaryOp):
 class Intersect(BinaryOp):
     op: ClassVar[str] = "intersect"
     symbol: ClassVar[str] = "&"
-    template: ClassVar[str] = "set_intersect"
+    template: ClassVar[str] = "set_op"
+    variant: ClassVar[Mapping[str, str]] = {"op": "intersect"}
 
     def combine(self, left: set[str], right: set[str]) -> set[str]:
         return left & right
@@ -277,7 +280,8 @@ class Intersect(BinaryOp):
 class Difference(BinaryOp):
     op: ClassVar[str] = "difference"
     symbol: ClassVar[str] = "-"
-    template: ClassVar[str] = "set_difference"
+    template: ClassVar[str] = "set_op"
+    variant: ClassVar[Mapping[str, str]] = {"op": "difference"}
 
     def combine(self, left: set[str], right: set[str]) -> set[str]:
         return left - right
@@ -290,7 +294,8 @@ class Difference(BinaryOp):
 class SymDiff(BinaryOp):
     op: ClassVar[str] = "symdiff"
     symbol: ClassVar[str] = "^"
-    template: ClassVar[str] = "set_symdiff"
+    template: ClassVar[str] = "set_op"
+    variant: ClassVar[Mapping[str, str]] = {"op": "symdiff"}
 
     def combine(self, left: set[str], right: set[str]) -> set[str]:
         return left ^ right

@@ -3,6 +3,7 @@ khop, near; and entity([...])) and entity-property ones (type, category)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
@@ -56,6 +57,7 @@ class Hop(EntityAnchored):
     direction: str = "both"
     op: ClassVar[str] = "hop"
     template: ClassVar[str] = "select_hop"
+    variant: ClassVar[Mapping[str, str]] = {"types": "listed"}
     args: ClassVar[Args] = {
         "name": (str, ...),
         "types": (str | list[str], ...),
@@ -110,7 +112,8 @@ class KHop(EntityAnchored):
 
     k: int = 1
     op: ClassVar[str] = "khop"
-    template: ClassVar[str] = "select_khop"
+    template: ClassVar[str] = "select_hop"  # the same breadth-first steps, over every type
+    variant: ClassVar[Mapping[str, str]] = {"types": "any"}
     args: ClassVar[Args] = {"name": (str, ...), "k": (int, 1)}
 
     def __post_init__(self) -> None:

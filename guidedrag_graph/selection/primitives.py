@@ -6,9 +6,11 @@ habit), never on ``isinstance`` ladders:
 - ``op``: its JSON ``op`` and its DSL name (``in_dsl``: whether the DSL calls it by that name);
 - ``args``: its arguments in DSL order, each ``(JSON type, default)`` (``...`` when required):
   the parser's signatures and the JSON schemas are built from them (sqlglot's ``arg_types``);
-- ``template`` (``cypher/<template>.cypher``), ``params(resolved, cap)`` (its ``$sel_<i>_*``
-  values), ``slots(resolved)`` (what the template needs spliced: relation types, the arrow) and
-  ``hops`` (how often its ``@step`` section repeats; it also takes ``$sel_cap``);
+- ``template`` (``cypher/<template>.cypher``) and ``variant`` (its chosen ``// @variant``
+  values, e.g. khop's ``{"types": "any"}`` of ``select_hop``), ``params(resolved, cap)`` (its
+  ``$sel_<i>_*`` values), ``slots(resolved)`` (what the template needs spliced: relation
+  types, the arrow) and ``hops`` (how often its ``@step`` section repeats; it also takes
+  ``$sel_cap``);
 - ``entity_names()`` and ``resolve(by)``: what it needs resolved against the database
   (``selection/resolution.py`` does the resolving and says what is unknown);
 - ``evaluate(ev)``: its pure-Python rule over ``evaluator.InMemoryGraph``.
@@ -21,6 +23,7 @@ source, date) in ``document_primitives.py``. This module holds ``Leaf``, ``all()
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -52,6 +55,7 @@ class Leaf(Expr):
     args: ClassVar[Args] = {}
     variadic: ClassVar[bool] = False  # the DSL takes its one list argument as the call's values
     template: ClassVar[str] = ""
+    variant: ClassVar[Mapping[str, str]] = {}  # the template's variant choice (none: defaults)
     entity_list: ClassVar[bool] = False  # its chunks are those mentioning its ids (a | b merges)
 
     def entity_names(self) -> tuple[str, ...]:
