@@ -232,8 +232,12 @@ def apoc_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings
     server: LocalNeo4j | None = None
     password = os.environ.get("GUIDEDRAG_TEST_APOC_PASSWORD", TEST_PASSWORD)
     if not uri:
+        home = tmp_path_factory.mktemp("neo4j-apoc")
+        # The rank plugin too (one jar serves both server lines): the 5.26 variants of the
+        # plugin templates and the builders' graphs are then ranked on every path there.
+        install_rank_plugin(home, cache_dir())
         server = LocalNeo4j(
-            tmp_path_factory.mktemp("neo4j-apoc"),
+            home,
             version=APOC_NEO4J_VERSION,
             cache_dir=cache_dir(),
             bolt_port=free_port(),

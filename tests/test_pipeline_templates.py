@@ -43,7 +43,10 @@ NOT_IN_A_TRANSACTION = {
     "show_databases": "runs on the system database",
 }
 # Files whose rows carry vectors by design (Browser shows ids, titles, text and scores only).
-RAW_VECTORS = {"eval_chunk_graph": "the evaluation's peers read every chunk's embedding"}
+RAW_VECTORS = {
+    "eval_chunk_graph": "the evaluation's peers read every chunk's embedding",
+    "conformance_snapshot": "the retrieval conformance reference ranks the stored vectors itself",
+}
 # Variants a server lacks the feature for (the retriever never picks them there).
 NEEDS = {
     "search": lambda info: info.supports_search_clause,
