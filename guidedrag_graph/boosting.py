@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from guidedrag_graph.selection import EmptySelection, Expr, Selector
 from guidedrag_graph.selection import ast as A
 from guidedrag_graph.selection.compiler import CompiledSelection, Resolved, compile_plan
+from guidedrag_graph.selection.cost import check_cost
 from guidedrag_graph.tiers import AutoPlan
 
 
@@ -46,5 +47,6 @@ def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
         return PreparedTiers(None, None)
     expr = plan.boost()
     assert expr is not None
+    check_cost(selector.graph, expr, resolved)  # before the tiers' query is sent
     compiled = compile_plan(expr, resolved, selector.schema, hop_cap=selector.settings.hop_cap)
     return PreparedTiers(compiled.selection(selector.schema), None, expr)
