@@ -47,6 +47,8 @@ def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
         return PreparedTiers(None, None)
     expr = plan.boost()
     assert expr is not None
-    check_cost(selector.graph, expr, resolved)  # before the tiers' query is sent
+    check_cost(
+        selector.settings, expr, resolved, selector.resolver.cost_stats
+    )  # before the tiers' query is sent
     compiled = compile_plan(expr, resolved, selector.schema, hop_cap=selector.settings.hop_cap)
     return PreparedTiers(compiled.selection(selector.schema), None, expr)

@@ -28,7 +28,7 @@ tests are hashed). Every walk is iterative (``fold``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,7 @@ from guidedrag_graph.selection import ast as A
 from guidedrag_graph.selection.compiler import Resolved
 
 if TYPE_CHECKING:
+    from guidedrag_graph.config import Settings
     from guidedrag_graph.context import GraphContext
 
 # Terms whose cost depends on the graph around their entities (their template has ``@step``).
@@ -200,13 +201,18 @@ def _leaf(leaf: A.Expr, res: Resolved, stats: CostStats, cap: int) -> Cost:
     return Cost(rows, min(gathered, chunks))
 
 
-def check_cost(graph: GraphContext, expr: A.Expr, resolved: dict[A.Expr, Resolved]) -> Cost | None:
+def check_cost(
+    settings: Settings,
+    expr: A.Expr,
+    resolved: dict[A.Expr, Resolved],
+    stats_of: Callable[[list[str]], CostStats],
+) -> Cost | None:
     """Raise ``SelectionCostError`` when the estimate is over ``GUIDEDRAG_MAX_SELECTION_COST``;
-    the estimate, or None when the selection has no expanding term (no query then)."""
+    the estimate, or None when the selection has no expanding term (no query then).
+    ``stats_of``: the counts for these entity ids (``Resolver.cost_stats``)."""
     if not needs_estimate(expr):
         return None
-    settings = graph.settings
-    stats = fetch_stats(graph, start_ids(resolved))
+    stats = stats_of(start_ids(resolved))
     cost = estimate(expr, resolved, stats, settings.hop_cap)
     limit = settings.max_selection_cost
     if cost.rows > limit:

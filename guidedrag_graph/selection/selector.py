@@ -128,7 +128,9 @@ class Selector:
         plan = compile_plan(expr, resolved, self.schema, hop_cap=self.settings.hop_cap)
         empty = static_empty(expr, res.reasons)
         if empty is None:
-            check_cost(self.graph, expr, resolved)  # refused here, before the query is sent
+            check_cost(
+                self.settings, expr, resolved, self.resolver.cost_stats
+            )  # refused here, before the query is sent
         warnings = tuple(r for r in res.reasons.values() if empty is None or r != empty)
         warnings += tuple(res.partial)
         return PreparedSelection(
