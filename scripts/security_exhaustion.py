@@ -108,11 +108,19 @@ def worst_selections(driver: Driver, settings: Settings) -> list[Expr]:
 
 
 def ensure_sample(driver: Driver, settings: Settings) -> None:
+    """Load the sample KB into an empty database; refuse (never wipe) one holding another KB."""
     rows = read_query(
         driver, query("kb_stats", PRESETS["guidedrag"]), database=settings.neo4j_database
     )
-    if not rows or int(rows[0]["chunks"]) == 0:
-        load_bundle(driver, settings, PRESETS["guidedrag"], read_bundle(sample_kb_dir()))
+    bundle = read_bundle(sample_kb_dir())
+    chunks = int(rows[0]["chunks"]) if rows else 0
+    if chunks == 0:
+        load_bundle(driver, settings, PRESETS["guidedrag"], bundle)
+    elif chunks != len(bundle.chunks):
+        raise SystemExit(
+            f"the database holds {chunks} chunks, not the sample KB's {len(bundle.chunks)}: run "
+            f"against a server with the sample KB (`guidedrag kb wipe`, `guidedrag load --sample`)"
+        )
 
 
 def _oom_lines(logs: Path | None) -> dict[Path, int]:
