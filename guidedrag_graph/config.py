@@ -154,11 +154,12 @@ class Settings(BaseSettings):
     max_list: int = Field(1_000, ge=1, le=100_000, description="longest list in a selection")
     max_hop_depth: int = Field(5, ge=1, le=10, description="deepest hop(), khop(), near()")
     max_selection_cost: int = Field(
-        2_000_000,
+        300_000_000,
         ge=1,
         le=10**12,
-        description="largest estimated cost (relationships expanded, from degree counts) of one "
-        "selection; a costlier one is refused before it runs",
+        description="largest estimated cost (rows expanded, from degree counts) of one selection "
+        "with hop()/khop()/near(); a costlier one is refused before it runs (30 s x 10^7 rows/s: "
+        "docs/selection-limits.md)",
     )
     resolution_cache_s: float = Field(
         60.0,

@@ -38,6 +38,11 @@ class BundleError(GuidedRAGError):
     """A KB bundle is malformed; the message starts with ``file:line``."""
 
 
+class EntityConflictError(BundleError):
+    """A bundle declares an entity id the database holds under another name; nothing was
+    written (``--on-conflict=update`` / ``on_conflict="update"`` renames it instead)."""
+
+
 class SelectionError(GuidedRAGError):
     """A selection expression is malformed or refers to something unknown."""
 

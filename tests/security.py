@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -107,3 +108,91 @@ def listener() -> Iterator[Listener]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+# --- the identifier fuzz: >= 1,000 hostile names, every identifier source ---------------------
+
+_CLOSERS = ["`", "``", "```", "\\u0060", "\\U00000060", "\\u005C\\u0060", "\\\\u0060",
+            "\uff40", "`)", "`]->()", "`}", "\\u0060)", "\\u0060]->()", "\\u0060}",
+            "\\u0060 ", "\\"]  # fmt: skip
+_ODD = ["\x00", "\x01", "\x07", "\x1b", "\x7f", "\x85", "\n", "\r", "\t", "\u202e", "\u2066",
+        "\u200f", "\ufeff", "\ud800", "\udfff", "'", '"', "//", "/*", "*/", ";", "$x", "{", "]",
+        "\u0000\u0060", "\\x60", "\\n", "名前", "🙂", " "]  # fmt: skip
+
+
+def _payloads(url: str) -> list[str]:
+    return [
+        "RETURN 'INJECTED' AS x //",
+        "WITH 1 AS x CREATE (:Pwned) //",
+        "MATCH (n) DETACH DELETE n //",
+        f"LOAD CSV FROM '{url}leak' AS r RETURN r //",
+        f"WITH 1 AS x LOAD CSV FROM '{url}' + 'x' AS r CREATE (:Pwned {{r: r}}) //",
+        "SET n.pwned = true //",
+        "UNION MATCH (n) RETURN n //",
+        "CALL dbms.killTransactions([]) //",
+        "} RETURN 1 //",
+        ") RETURN 1 UNION RETURN 1 //",
+        "MATCH",
+        "RETURN",
+        "CREATE",
+        "null",
+    ]
+
+
+def hostile_names(n: int = 1_000, url: str = "http://127.0.0.1:9/", seed: int = 22) -> list[str]:
+    """``n`` distinct hostile identifiers (deterministic for ``seed``): the hand-written ones,
+    then closers (backticks, ``\\uXXXX`` backticks, fullwidth U+FF40, backslashes) joined to
+    Cypher payloads (``LOAD CSV`` to ``url`` among them), with control characters, NUL, bidi
+    overrides, lone surrogates, keywords and very long names mixed in."""
+    import random
+
+    rng = random.Random(seed)
+    fixed = [*HOSTILE_NAMES, *_payloads(url), *_CLOSERS, *_ODD, *("`" * k for k in (2, 3, 7, 64))]
+    fixed += ["A" * 100_000, "\\u0060" * 1_000, "x" * 65_535 + "\\u0060) RETURN 1 //"]
+    names = list(dict.fromkeys(fixed))
+    payloads = _payloads(url)
+    seen = set(names)
+    while len(names) < n:
+        parts = [
+            rng.choice(["Chunk", "Entity", "R", "id", "", "chunk_embedding", "MENTIONS"]),
+            rng.choice(_ODD) if rng.random() < 0.4 else "",
+            rng.choice(_CLOSERS),
+            rng.choice(payloads),
+            rng.choice(_ODD) if rng.random() < 0.3 else "",
+        ]
+        if rng.random() < 0.05:
+            parts.append("B" * rng.choice([1_000, 10_000]))
+        name = "".join(parts)
+        if name and name not in seen:
+            seen.add(name)
+            names.append(name)
+    return names[:n]
+
+
+_QUOTED = re.compile(r"`(?:[^`]|``)*`")
+
+
+def quoted_parts(text: str) -> list[str]:
+    return _QUOTED.findall(text)
+
+
+def shape(text: str) -> str:
+    """``text`` with every backtick-quoted identifier replaced by `ID`: two renderings of one
+    template that differ only in a name must have the same shape."""
+    return _QUOTED.sub("`ID`", text)
+
+
+def neo4j_reads(quoted: str) -> str:
+    """What Neo4j's lexer makes of one backtick-quoted identifier: doubled backticks are one,
+    and ``\\uXXXX`` is decoded (the breakout the quoting function must neutralise)."""
+    inner = quoted[1:-1].replace("``", "`")
+    return re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), inner)
+
+
+def safely_quoted(quoted: str) -> bool:
+    """One identifier that Neo4j reads as written: no backtick inside once ``\\uXXXX`` is
+    decoded (other than doubled ones), and every backslash is the ``\\u005c`` escape."""
+    inner = quoted[1:-1]
+    if inner.replace("\\u005c", "").count("\\"):
+        return False
+    return "`" not in re.sub(r"\\u005c", "", inner).replace("``", "")

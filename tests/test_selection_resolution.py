@@ -12,6 +12,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.schema import schema_from_settings
 from guidedrag_graph.selection import EmptySelection, Selector, parse
+from guidedrag_graph.selection.cost import CostStats, GraphCounts
 from guidedrag_graph.selection.explain import SizeNode, explain
 from guidedrag_graph.selection.resolution import SUGGESTED_NAMES
 from guidedrag_graph.semantics import Semantics
@@ -50,6 +51,10 @@ class FakeResolver:
 
     def document_ids(self, name: str) -> list[str]:
         return ["d1"] if name == "d1" else []
+
+    def cost_stats(self, ids: list[str]) -> CostStats:
+        """A small graph: every selection here is far below the cost bound."""
+        return CostStats(GraphCounts(100, 50, 200, 400), {i: (3, 2) for i in ids})
 
 
 @pytest.fixture

@@ -53,6 +53,14 @@ def _with_overrides(settings: Settings, preset: str | None, relation_mode: str |
     help="first load into the managed server's EMPTY database through neo4j-admin's offline "
     "importer (stops and restarts the server; see docs/performance.md)",
 )
+@click.option(
+    "--on-conflict",
+    type=click.Choice(["refuse", "update"]),
+    default="refuse",
+    show_default=True,
+    help="a declared entity id the database holds under another name: refuse the load "
+    "(nothing written) or rename the entity (each rename reported)",
+)
 @click.option("--no-progress", is_flag=True, help="no progress bars")
 @click.option("--json", "as_json", is_flag=True, help="print the load report as JSON")
 def load(
@@ -63,6 +71,7 @@ def load(
     relation_mode: Literal["types", "property"] | None,
     no_migrate: bool,
     bulk: bool,
+    on_conflict: Literal["refuse", "update"],
     no_progress: bool,
     as_json: bool,
 ) -> None:
@@ -96,6 +105,7 @@ def load(
             batch_size=batch_size,
             migrate=not no_migrate,
             progress=not no_progress,
+            on_conflict=on_conflict,
         )
     _print_report(report, bundle_dir, as_json)
 
@@ -108,6 +118,8 @@ def _print_report(report: LoadReport, bundle_dir: Path, as_json: bool) -> None:
         click.echo(f"warning: {warning}", err=True)
     for name in report.migrations_applied:
         click.echo(f"applied migration {name}")
+    for renamed in report.entities_renamed:
+        click.echo(renamed)
     counts = ", ".join(f"{v} {k}" for k, v in report.counts.items() if k != "questions")
     click.echo(f"loaded {bundle_dir} ({report.schema_preset}): {counts}")
     click.echo(

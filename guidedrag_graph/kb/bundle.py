@@ -201,6 +201,9 @@ class Bundle:
     warnings: list[str] = field(default_factory=list)
     # Entity rows without an id whose names differ only by case/spacing, merged into one entity.
     merged_entities: list[str] = field(default_factory=list)
+    # Where each entities.jsonl entity was declared ("entities.jsonl:3"): a load conflict
+    # with the database names that line.
+    entity_lines: dict[str, str] = field(default_factory=dict)
 
     @property
     def embedding_dimensions(self) -> int | None:

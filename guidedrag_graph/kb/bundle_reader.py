@@ -86,6 +86,7 @@ def read_bundle(path: str | Path) -> Bundle:
         if merged
         else [],
         merged_entities=merged,
+        entity_lines={k: v.rstrip("*") for k, v in entities.lines.items()},
     )
 
 

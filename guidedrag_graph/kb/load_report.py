@@ -28,6 +28,9 @@ class LoadReport:
     relationships_created: int = 0
     properties_set: int = 0
     migrations_applied: list[str] = field(default_factory=list)
+    # Entities the database held under another name, renamed (only with on_conflict="update"):
+    # "entities.jsonl:3: entity 'euro' renamed 'Euro' -> 'Euro (currency)'".
+    entities_renamed: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -52,6 +55,7 @@ class LoadReport:
             "relationships_created": self.relationships_created,
             "properties_set": self.properties_set,
             "migrations_applied": self.migrations_applied,
+            "entities_renamed": self.entities_renamed,
             "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
             "chunks_per_second": round(self.chunks_per_second, 1),
             "warnings": self.warnings,

@@ -22,18 +22,24 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from neo4j import Driver
+from neo4j import Driver, ManagedTransaction, NotificationMinimumSeverity, Record
 from neo4j.exceptions import IncompleteCommit, ServiceUnavailable, SessionExpired
 
 from guidedrag_graph import templates
 from guidedrag_graph.config import Settings, redact_uri
 from guidedrag_graph.db import ServerInfo, server_info
 from guidedrag_graph.embeddings import Embedder, embedder_for, vector_index_dimensions
-from guidedrag_graph.errors import ConfigurationError, DatabaseUnavailableError, EmbeddingError
+from guidedrag_graph.errors import (
+    ConfigurationError,
+    DatabaseUnavailableError,
+    EmbeddingError,
+    EntityConflictError,
+)
 from guidedrag_graph.kb.batch_writes import BatchWriter, batches, progress_bar, write_chunks
 from guidedrag_graph.kb.bundle import RESERVED_PREFIX, Bundle, ChunkRow
 from guidedrag_graph.kb.bundle_reader import read_bundle
@@ -41,9 +47,21 @@ from guidedrag_graph.kb.load_report import LoadReport
 from guidedrag_graph.migrate import migrate as apply_migrations
 from guidedrag_graph.schema import SchemaMapping
 
-__all__ = ["DEFAULT_BATCH_SIZE", "LoadReport", "check_dimensions", "load_bundle", "loader_query"]
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "EntityConflict",
+    "LoadReport",
+    "OnConflict",
+    "check_dimensions",
+    "entity_conflicts",
+    "load_bundle",
+    "loader_query",
+]
 
 DEFAULT_BATCH_SIZE = 500
+OnConflict = Literal["refuse", "update"]
+# Declared entities checked per conflict query (one index seek each).
+_CONFLICT_BATCH = 5_000
 
 
 def loader_query(
@@ -123,6 +141,76 @@ def check_dimensions(
     return target
 
 
+@dataclass(frozen=True)
+class EntityConflict:
+    """A declared entity (``where``: ``entities.jsonl:3``) whose id the database holds as
+    ``existing`` while the bundle names it ``name``."""
+
+    where: str
+    id: str
+    existing: str
+    name: str
+
+
+def entity_conflicts(
+    driver: Driver, settings: Settings, schema: SchemaMapping, bundle: Bundle, cypher_prefix: str
+) -> list[EntityConflict]:
+    """The bundle's declared entities whose id the database holds under another name.
+
+    Read only (``cypher/load_entity_conflicts.cypher``, one index seek per entity), so a load
+    can refuse before it writes anything. Entities only referenced are never conflicts: the
+    loader creates them if absent and never overwrites one that exists.
+    """
+    rows = [{"id": e.id, "name": e.name} for e in bundle.entities if e.declared]
+    if not rows:
+        return []
+    query = loader_query("load_entity_conflicts", schema, cypher_prefix)
+    found: list[EntityConflict] = []
+    with driver.session(
+        database=settings.neo4j_database,
+        notifications_min_severity=NotificationMinimumSeverity.OFF,  # an empty DB lacks labels
+    ) as session:
+        for batch in batches(rows, _CONFLICT_BATCH):
+            params: dict[str, Any] = {"rows": list(batch)}
+            records = session.execute_read(_read_all, query, params)
+            found.extend(
+                EntityConflict(
+                    bundle.entity_lines.get(r["id"], "entities.jsonl"),
+                    str(r["id"]),
+                    str(r["existing"]),
+                    str(r["name"]),
+                )
+                for r in records
+            )
+    return found
+
+
+def _read_all(tx: ManagedTransaction, query: str, params: dict[str, Any]) -> list[Record]:
+    return list(tx.run(query, params))
+
+
+def _refuse_or_report(
+    conflicts: list[EntityConflict], bundle: Bundle, report: LoadReport, on_conflict: OnConflict
+) -> None:
+    """Refuse the load on the first conflict (default), or record each rename (``update``)."""
+    if not conflicts:
+        return
+    if on_conflict == "update":
+        report.entities_renamed = [
+            f"{bundle.path / c.where}: entity {c.id!r} renamed {c.existing!r} -> {c.name!r}"
+            for c in conflicts
+        ]
+        return
+    first = conflicts[0]
+    more = f" (and {len(conflicts) - 1} more)" if len(conflicts) > 1 else ""
+    raise EntityConflictError(
+        f"{bundle.path / first.where}: entity id {first.id!r} exists in the database as "
+        f"{first.existing!r}, the bundle names it {first.name!r}{more}; nothing was written: "
+        f"give the bundle's entity another id, or rename it with --on-conflict=update "
+        f"(Python: on_conflict='update')"
+    )
+
+
 def load_bundle(
     driver: Driver,
     settings: Settings,
@@ -133,15 +221,25 @@ def load_bundle(
     batch_size: int = DEFAULT_BATCH_SIZE,
     migrate: bool = True,
     progress: bool = False,
+    on_conflict: OnConflict = "refuse",
 ) -> LoadReport:
     """Validate, then write a bundle; safe to rerun after a crash (finishes the job, no dups).
+
+    A declared entity whose id the database holds under another name is a conflict: by default
+    the load is refused (``EntityConflictError``, ``file:line``) before anything is written,
+    migrations included; ``on_conflict="update"`` renames the entity and reports each rename in
+    ``LoadReport.entities_renamed``. A bundle never renames what it did not name.
 
     A connection lost mid-load (the server killed or restarted) is a ``DatabaseUnavailableError``
     that says to rerun: every batch is one transaction, so what was written is whole, and the
     rerun MERGEs over it and CREATEs the rest.
     """
+    if on_conflict not in ("refuse", "update"):
+        raise ConfigurationError(f"on_conflict must be 'refuse' or 'update', not {on_conflict!r}")
     try:
-        return _load_bundle(driver, settings, schema, path, embedder, batch_size, migrate, progress)
+        return _load_bundle(
+            driver, settings, schema, path, embedder, batch_size, migrate, progress, on_conflict
+        )
     except (ServiceUnavailable, SessionExpired, IncompleteCommit) as exc:
         where = path.path if isinstance(path, Bundle) else path
         raise DatabaseUnavailableError(
@@ -160,6 +258,7 @@ def _load_bundle(
     batch_size: int,
     migrate: bool,
     progress: bool,
+    on_conflict: OnConflict,
 ) -> LoadReport:
     schema.check_loadable()
     started = time.perf_counter()
@@ -175,11 +274,14 @@ def _load_bundle(
             f"the bundle's embeddings come from {model} but queries will be embedded with "
             f"{embedder.model_id}: similarities across two models are meaningless"
         )
+    server = server_info(driver, settings.neo4j_database)
+    conflicts = entity_conflicts(driver, settings, schema, bundle, server.cypher_prefix)
+    _refuse_or_report(conflicts, bundle, report, on_conflict)
     if migrate:
         report.migrations_applied = [
             m.path.name for m in apply_migrations(driver, settings, schema)
         ]
-    queries = _Queries(schema, server_info(driver, settings.neo4j_database))
+    queries = _Queries(schema, server)
     writer = BatchWriter(driver, settings.neo4j_database, report)
     size = max(1, batch_size)
     _write_documents_and_entities(bundle, queries, writer, size * 5, progress)

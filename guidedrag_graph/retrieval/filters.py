@@ -112,14 +112,14 @@ class _Compiler:
                 )
             lowered = key.lower()
             if lowered in ("$and", "$or"):
-                parts.append(self.logical(lowered, value, f"{where}.{key}", depth))
+                parts.append(self.logical(lowered, value, f"{where}.{_shown(key)}", depth))
             elif key.startswith("$"):
                 raise FilterError(
                     f"filters: {where} has the operator {key!r} where a property name or "
                     '$and/$or belongs; operators go inside a field: {"position": {"$lte": 2}}'
                 )
             else:
-                parts.append(self.field(key, value, f"{where}.{key}"))
+                parts.append(self.field(key, value, f"{where}.{_shown(key)}"))
         return parts[0] if len(parts) == 1 else " AND ".join(f"({p})" for p in parts)
 
     def logical(self, op: str, value: Any, where: str, depth: int) -> str:
@@ -181,6 +181,15 @@ class _Compiler:
         if op == "$ilike":
             return f"toLower({lhs}) CONTAINS {self.value(text.lower())}"
         return f"{lhs} CONTAINS {self.value(text)}"
+
+
+def _shown(key: str) -> str:
+    """A key as an error message shows it: as written when printable and short, else its
+    ``repr`` cut to 60 characters, so a key with a newline never splits the one-line error."""
+    if key.isprintable() and len(key) <= 60:
+        return key
+    shown = repr(key)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 def _scalar(value: Any, where: str) -> str | int | float | bool:

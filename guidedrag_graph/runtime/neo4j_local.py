@@ -199,6 +199,9 @@ class LocalNeo4j:
             # ... and one runaway transaction fails with a memory error instead of taking the
             # heap (and every other session) down with it.
             f"db.memory.transaction.max={transaction_memory_max(self.heap)}",
+            # The timeout is checked by a monitor thread, every 2 s by default: a query would
+            # outlive GUIDEDRAG_QUERY_TIMEOUT by up to that much before it is even marked.
+            "db.transaction.monitor.check.interval=200ms",
             *self.line.extra_conf,
             # extra jars in plugins/ (runtime/plugins.py) and APOC: one unrestricted line
             *plugin_conf_lines(self.home, APOC_PATTERNS if self.with_apoc else ()),

@@ -20,6 +20,7 @@ from neo4j.exceptions import ClientError
 from guidedrag_graph import templates as T
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.schema import SchemaMapping, name_key, relation_type_name
+from guidedrag_graph.selection.cost import CostStats, fetch_stats
 from guidedrag_graph.selection.limits import Limits, check_text
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -83,6 +84,11 @@ class Resolver:
                 if int(row["n"]) not in by_name or int(by_name[int(row["n"])][0]["tier"]) == 4:
                     by_name.setdefault(int(row["n"]), []).append(row)
         return {name: _lowest_tier(by_name.get(i, [])) for i, name in enumerate(names)}
+
+    def cost_stats(self, ids: list[str]) -> CostStats:
+        """The counts a selection's cost is estimated from (``selection/cost.py``): kept like
+        resolved names, else one cheap query."""
+        return fetch_stats(self.graph, ids)
 
     def document_ids(self, name: str) -> list[str]:
         check_text(name, "a document name", self.limits)

@@ -22,6 +22,7 @@ from guidedrag_graph.errors import SelectionError
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.compiler import CompiledSelection, compile_plan
+from guidedrag_graph.selection.cost import check_cost
 from guidedrag_graph.selection.explain import SizeNode, explain, static_empty
 from guidedrag_graph.selection.limits import Limits, check
 from guidedrag_graph.selection.parser import parse
@@ -117,7 +118,9 @@ class Selector:
     def prepare(self, expr: A.Expr | str) -> PreparedSelection:
         """Resolve entity names, documents and relation types; compile. No chunk is touched.
 
-        The limits (``Limits.from_settings``) are checked first, before any query runs."""
+        The limits (``Limits.from_settings``) are checked first, before any query runs; the
+        estimated cost (``selection/cost.py``, GUIDEDRAG_MAX_SELECTION_COST) after the names
+        are resolved, before the selection's own query is sent."""
         expr = as_expr(expr, self.limits)
         leaves = list(dict.fromkeys(expr.leaves()))
         names = [n for leaf in leaves for n in leaf.entity_names()]
@@ -125,6 +128,10 @@ class Selector:
         resolved: dict[A.Expr, Resolved] = {leaf: leaf.resolve(res) for leaf in leaves}
         plan = compile_plan(expr, resolved, self.schema, hop_cap=self.settings.hop_cap)
         empty = static_empty(expr, res.reasons)
+        if empty is None:
+            check_cost(
+                self.settings, expr, resolved, self.resolver.cost_stats
+            )  # refused here, before the query is sent
         warnings = tuple(r for r in res.reasons.values() if empty is None or r != empty)
         warnings += tuple(res.partial)
         return PreparedSelection(

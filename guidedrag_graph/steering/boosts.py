@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from guidedrag_graph.selection import EmptySelection, Expr, Selector
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.compiler import CompiledSelection, compile_plan
+from guidedrag_graph.selection.cost import check_cost
 from guidedrag_graph.selection.primitives import Resolved
 from guidedrag_graph.steering.tiers import AutoPlan
 
@@ -47,5 +48,8 @@ def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
         return PreparedTiers(None, None)
     expr = plan.boost()
     assert expr is not None
+    check_cost(
+        selector.settings, expr, resolved, selector.resolver.cost_stats
+    )  # before the tiers' query is sent
     compiled = compile_plan(expr, resolved, selector.schema, hop_cap=selector.settings.hop_cap)
     return PreparedTiers(compiled.selection(selector.schema), None, expr)

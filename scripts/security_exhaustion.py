@@ -1,0 +1,251 @@
+"""Exhaustion run of the hostile suite: N clients x D seconds of worst-case selections within the
+default limits, and a ``RETURN 1`` probe from another session every 100 ms.
+
+Long form (prints the figures; docs/security.md has the table they go in):
+
+    python scripts/security_exhaustion.py                      # 16 clients x 60 s
+    python scripts/security_exhaustion.py --clients 4 --seconds 10 --log /tmp/nh/logs
+
+It connects to ``NEO4J_URI`` / ``NEO4J_PASSWORD`` (the sample KB is loaded if the database does
+not hold it) and runs, per client, in a loop: the worst selections the default limits allow,
+built on the sample KB's biggest hubs: ``GUIDEDRAG_MAX_TERMS`` (200) terms of ``near(hub, 5)``
+and ``khop(hub, 5)`` (``GUIDEDRAG_MAX_HOP_DEPTH``), intersected and unioned. Each is resolved,
+cost-checked and run under the configured ``GUIDEDRAG_QUERY_TIMEOUT`` (or ``--timeout``).
+
+Printed: queries run, per-query max duration against timeout + 2 s, error classes (only
+``QueryTimeoutError`` and the cost-bound refusal ``SelectionCostError`` are allowed), heap
+``OutOfMemoryError`` lines the server logged during the run (``--log``: its logs folder), and the
+probe's p50 / p99 / max. Exit status 1 when any acceptance line fails.
+
+``tests/test_security_exhaustion.py`` runs a short form (2 clients x 3 s, a 2 s timeout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from neo4j import Driver  # noqa: E402
+
+from guidedrag_graph.config import Settings, load_settings  # noqa: E402
+from guidedrag_graph.context import GraphContext  # noqa: E402
+from guidedrag_graph.db import connect, read_query  # noqa: E402
+from guidedrag_graph.errors import GuidedRAGError  # noqa: E402
+from guidedrag_graph.kb import load_bundle, read_bundle, sample_kb_dir  # noqa: E402
+from guidedrag_graph.schema import PRESETS  # noqa: E402
+from guidedrag_graph.selection import Expr, Selector, khop, near  # noqa: E402
+from guidedrag_graph.templates import query  # noqa: E402
+
+ALLOWED = {"QueryTimeoutError", "SelectionCostError"}
+SLACK_S = 2.0
+
+
+@dataclass
+class Figures:
+    clients: int
+    seconds: float
+    timeout: float
+    durations: list[float] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+    samples: dict[str, str] = field(default_factory=dict)
+    probe: list[float] = field(default_factory=list)
+    probe_errors: int = 0
+    oom: int = 0
+
+    @property
+    def max_duration(self) -> float:
+        return max(self.durations, default=0.0)
+
+    def percentile(self, p: float) -> float:
+        if not self.probe:
+            return 0.0
+        ordered = sorted(self.probe)
+        return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+    @property
+    def unexpected(self) -> dict[str, int]:
+        return {k: v for k, v in self.errors.items() if k not in ALLOWED}
+
+    @property
+    def ok(self) -> bool:
+        return (
+            not self.unexpected
+            and self.max_duration <= self.timeout + SLACK_S
+            and self.oom == 0
+            and self.probe_errors == 0
+            and self.percentile(99) < 0.5
+        )
+
+
+def worst_selections(driver: Driver, settings: Settings) -> list[Expr]:
+    """The costliest selections the default limits allow on this KB: MAX_TERMS deep terms from
+    its biggest hubs, intersected (every term computed) and unioned."""
+    rows = read_query(
+        driver, query("hub_entities", PRESETS["guidedrag"]), {"limit": 4},
+        database=settings.neo4j_database,
+    )  # fmt: skip
+    hubs = [str(r["name"]) for r in rows]
+    depth, terms = settings.max_hop_depth, settings.max_terms
+    out: list[Expr] = []
+    for make in (lambda h, i: near(h, depth), lambda h, i: khop(h, depth)):
+        for combine in ("&", "|"):
+            expr: Expr | None = None
+            for i in range(terms):
+                term = make(hubs[i % len(hubs)], i)
+                expr = term if expr is None else (expr & term if combine == "&" else expr | term)
+            assert expr is not None
+            out.append(expr)
+    return out
+
+
+def ensure_sample(driver: Driver, settings: Settings) -> None:
+    """Load the sample KB into an empty database; refuse (never wipe) one holding another KB."""
+    rows = read_query(
+        driver, query("kb_stats", PRESETS["guidedrag"]), database=settings.neo4j_database
+    )
+    bundle = read_bundle(sample_kb_dir())
+    chunks = int(rows[0]["chunks"]) if rows else 0
+    if chunks == 0:
+        load_bundle(driver, settings, PRESETS["guidedrag"], bundle)
+    elif chunks != len(bundle.chunks):
+        raise SystemExit(
+            f"the database holds {chunks} chunks, not the sample KB's {len(bundle.chunks)}: run "
+            f"against a server with the sample KB (`guidedrag kb wipe`, `guidedrag load --sample`)"
+        )
+
+
+def _oom_lines(logs: Path | None) -> dict[Path, int]:
+    if logs is None:
+        return {}
+    counts: dict[Path, int] = {}
+    for path in sorted(logs.glob("*.log")):
+        with path.open("rb") as handle:
+            counts[path] = handle.read().count(b"OutOfMemoryError")
+    return counts
+
+
+def run(
+    driver: Driver,
+    probe_driver: Driver,
+    settings: Settings,
+    *,
+    clients: int,
+    seconds: float,
+    logs: Path | None = None,
+) -> Figures:
+    """The run itself (the short form in the tests calls this)."""
+    figures = Figures(clients, seconds, settings.query_timeout)
+    selections = worst_selections(driver, settings)
+    graph = GraphContext.open(settings, driver)
+    lock = threading.Lock()
+    oom_before = _oom_lines(logs)
+    stop = threading.Event()
+    deadline = time.monotonic() + seconds
+
+    def client(n: int) -> None:
+        selector = Selector(graph)
+        i = n
+        while time.monotonic() < deadline:
+            expr = selections[i % len(selections)]
+            i += 1
+            t0 = time.monotonic()
+            kind = None
+            try:
+                selector.chunk_ids(expr)
+            except GuidedRAGError as exc:
+                kind = type(exc).__name__
+                message = str(exc)
+            except Exception as exc:
+                kind = type(exc).__name__
+                message = str(exc)
+            took = time.monotonic() - t0
+            with lock:
+                figures.durations.append(took)
+                if kind is not None:
+                    figures.errors[kind] += 1
+                    figures.samples.setdefault(kind, message.splitlines()[0][:200])
+
+    def probe() -> None:
+        check = query("connection_check")
+        while not stop.is_set():
+            t0 = time.monotonic()
+            try:
+                read_query(probe_driver, check, database=settings.neo4j_database, timeout=10)
+                figures.probe.append(time.monotonic() - t0)
+            except Exception:
+                figures.probe_errors += 1
+            stop.wait(max(0.0, 0.1 - (time.monotonic() - t0)))
+
+    prober = threading.Thread(target=probe, daemon=True)
+    prober.start()
+    workers = [threading.Thread(target=client, args=(n,), daemon=True) for n in range(clients)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=seconds + settings.query_timeout + 120)
+    stop.set()
+    prober.join(timeout=15)
+    after = _oom_lines(logs)
+    figures.oom = sum(max(0, v - oom_before.get(k, 0)) for k, v in after.items())
+    return figures
+
+
+def report(figures: Figures, logs: Path | None) -> str:
+    limit = figures.timeout + SLACK_S
+    errors = ", ".join(f"{k} {v}" for k, v in sorted(figures.errors.items())) or "none"
+    lines = [
+        f"exhaustion: {figures.clients} clients x {figures.seconds:.0f} s, timeout "
+        f"{figures.timeout:g} s, load {' '.join(f'{x:.2f}' for x in os.getloadavg())} on "
+        f"{os.cpu_count()} CPUs",
+        f"queries: {len(figures.durations)}; max duration {figures.max_duration:.2f} s "
+        f"(limit timeout + {SLACK_S:g} s = {limit:g} s): "
+        f"{'ok' if figures.max_duration <= limit else 'OVER'}",
+        f"errors: {errors}; unexpected: {figures.unexpected or 'none'}",
+        *(f"  {k}: {v}" for k, v in figures.samples.items()),
+        f"heap OutOfMemoryError in the server log: "
+        f"{figures.oom if logs is not None else 'not checked (give --log)'}",
+        f"probe RETURN 1 every 100 ms: {len(figures.probe)} answers, {figures.probe_errors} "
+        f"failed; p50 {figures.percentile(50) * 1000:.1f} ms, p99 "
+        f"{figures.percentile(99) * 1000:.1f} ms (limit 500 ms), max "
+        f"{max(figures.probe, default=0.0) * 1000:.1f} ms",
+        f"acceptance: {'PASS' if figures.ok else 'FAIL'}",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--timeout", type=float, default=None, help="GUIDEDRAG_QUERY_TIMEOUT")
+    parser.add_argument("--log", type=Path, default=None, help="the server's logs folder")
+    args = parser.parse_args(argv)
+    settings = load_settings()
+    if args.timeout is not None:
+        settings = settings.model_copy(update={"query_timeout": args.timeout})
+    driver = connect(settings)
+    probe_driver = connect(settings)
+    try:
+        ensure_sample(driver, settings)
+        figures = run(
+            driver, probe_driver, settings, clients=args.clients, seconds=args.seconds,
+            logs=args.log,
+        )  # fmt: skip
+    finally:
+        driver.close()
+        probe_driver.close()
+    print(report(figures, args.log))
+    return 0 if figures.ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
