@@ -40,7 +40,8 @@ from guidedrag_graph.resources import cypher_dir
 from guidedrag_graph.retrieval.filters import compile_filter
 from guidedrag_graph.schema import PRESETS, SchemaMapping, load_schema_file
 from guidedrag_graph.selection import Selector, hop
-from guidedrag_graph.selection.compiler import Resolved, compile_plan
+from guidedrag_graph.selection.compiler import compile_plan
+from guidedrag_graph.selection.primitives import Resolved
 from tests.security import quoted_parts, safely_quoted, schema_names, shape, snapshot
 
 # Mapping fields that become identifiers, with their mapping-file section and key.

@@ -13,8 +13,8 @@ from guidedrag_graph.errors import SelectionCostError
 from guidedrag_graph.schema import relation_type_name
 from guidedrag_graph.selection import Selector, entity, khop, near
 from guidedrag_graph.selection import nodes as A
-from guidedrag_graph.selection.compiler import Resolved
 from guidedrag_graph.selection.cost import CostStats, GraphCounts, estimate, needs_estimate
+from guidedrag_graph.selection.primitives import Resolved
 from guidedrag_graph.steering.boosts import prepare_tiers
 from guidedrag_graph.steering.mapping import _CELLS
 from guidedrag_graph.steering.tiers import TierWeights, plan_auto
