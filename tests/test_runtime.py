@@ -125,7 +125,7 @@ def test_server_that_dies_at_start_points_at_its_log(tmp_path: Path) -> None:
 )
 def test_java_argfile_quoting_round_trips(tmp_path: Path, arg: str) -> None:
     """The initial password reaches neo4j-admin through `java @argfile` byte for byte."""
-    from guidedrag_graph.runtime.neo4j_local import java_argfile_quote
+    from guidedrag_graph.runtime.server_env import java_argfile_quote
 
     version = os.environ.get("GUIDEDRAG_TEST_NEO4J_VERSION", DEFAULT_NEO4J_VERSION)
     java = find_java(server_line(version).java_major)

@@ -21,7 +21,7 @@ from guidedrag_graph.db import check_uri, read_query
 from guidedrag_graph.errors import ConfigurationError, DatabaseUnavailableError
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.retrieve_args import check_query_vector, check_question
-from guidedrag_graph.runtime.neo4j_local import server_env, transaction_memory_max
+from guidedrag_graph.runtime.server_env import server_env, transaction_memory_max
 from guidedrag_graph.schema import PRESETS
 from tests.conftest import free_port
 

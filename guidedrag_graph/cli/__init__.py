@@ -36,7 +36,7 @@ _LAZY: dict[str, tuple[str, str, str]] = {
         "Apply pending migrations in order (idempotent), or show their state.",
     ),
     "load": (
-        "guidedrag_graph.cli.kb_cmd",
+        "guidedrag_graph.cli.load_cmd",
         "load",
         "Load a KB bundle (idempotent; rerun after a crash to finish the job).",
     ),

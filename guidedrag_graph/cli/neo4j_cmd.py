@@ -13,7 +13,7 @@ from guidedrag_graph.errors import Neo4jRuntimeError
 from guidedrag_graph.runtime import PINNED_VERSIONS, LocalNeo4j, install, install_rank_plugin
 from guidedrag_graph.runtime.apoc import apoc_version_for, install_apoc
 from guidedrag_graph.runtime.jars import BROWSER_VERSION, install_browser
-from guidedrag_graph.runtime.neo4j_local import port_in_use
+from guidedrag_graph.runtime.server_env import port_in_use
 
 
 def _server(

@@ -1,13 +1,14 @@
 """Managed local Neo4j servers for tests, CI and the demo (see ``neo4j_local``)."""
 
 from guidedrag_graph.runtime.jars import install
-from guidedrag_graph.runtime.neo4j_local import LocalNeo4j, ServerStatus
+from guidedrag_graph.runtime.neo4j_local import LocalNeo4j
 from guidedrag_graph.runtime.plugins import (
     RANK_PROCEDURE,
     add_plugin,
     build_rank_plugin,
     install_rank_plugin,
 )
+from guidedrag_graph.runtime.server_env import ServerStatus
 from guidedrag_graph.runtime.versions import PINNED_VERSIONS, find_java, server_line
 
 __all__ = [

@@ -12,95 +12,25 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from guidedrag_graph.errors import Neo4jRuntimeError
 from guidedrag_graph.runtime.apoc import APOC_PATTERNS, copy_into_plugins, install_apoc
 from guidedrag_graph.runtime.jars import add_browser, install
 from guidedrag_graph.runtime.plugins import plugin_conf_lines
+from guidedrag_graph.runtime.server_env import (
+    OUTBOUND_BLOCKLIST,
+    ServerStatus,
+    java_argfile_quote,
+    pid_alive,
+    port_in_use,
+    server_env,
+    transaction_memory_max,
+)
 from guidedrag_graph.runtime.versions import COMMON_JVM_FLAGS, find_java, server_line
-
-# Every IPv4 and IPv6 address: LOAD CSV (the only outbound request Cypher can make) goes nowhere.
-OUTBOUND_BLOCKLIST = "0.0.0.0/0,::/0"
-# The share of the heap one transaction may hold (db.memory.transaction.max).
-TRANSACTION_HEAP_SHARE = 4
-
-# Environment variables the server JVM never inherits: it has its password in its auth store,
-# and a process environment is readable wherever /proc/<pid>/environ is.
-_SECRET_MARKERS = ("PASSWORD", "SECRET", "API_KEY", "TOKEN", "CREDENTIAL")
-
-
-def transaction_memory_max(heap: str) -> str:
-    """``db.memory.transaction.max`` for a heap setting (``"1g"`` -> ``"256m"``): a quarter of
-    the heap, so a few runaway transactions at once still leave the server room to answer."""
-    units = {"k": 1, "m": 1024, "g": 1024**2, "t": 1024**3}
-    text = heap.strip().lower().removesuffix("b")
-    unit = text[-1:] if text[-1:] in units else ""
-    try:
-        amount = float(text[:-1] if unit else text)
-    except ValueError:
-        raise Neo4jRuntimeError(
-            f"heap size {heap!r} is not a size like 1g or 512m; set GUIDEDRAG_NEO4J_HEAP"
-        ) from None
-    kib = amount * units[unit] if unit else amount / 1024
-    return f"{max(int(kib / TRANSACTION_HEAP_SHARE / 1024), 16)}m"
-
-
-def server_env(home: Path, conf_dir: Path) -> dict[str, str]:
-    """The environment of the server JVM and the admin tool: ours without any secret."""
-    env = {k: v for k, v in os.environ.items() if not any(m in k.upper() for m in _SECRET_MARKERS)}
-    return {**env, "NEO4J_HOME": str(home), "NEO4J_CONF": str(conf_dir)}
-
-
-def java_argfile_quote(arg: str) -> str:
-    """One argument for a ``java @argfile``: double-quoted, backslash and quote escaped.
-
-    The launcher reads quoted text literally but for backslash escapes, so any password,
-    spaces and quotes included, arrives unchanged.
-    """
-    escaped = arg.replace("\\", "\\\\").replace('"', '\\"')
-    escaped = escaped.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
-    return '"' + escaped + '"'
-
-
-def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex((host, port)) == 0
-
-
-@dataclass
-class ServerStatus:
-    running: bool
-    pid: int | None
-    version: str | None
-    bolt_port: int | None
-    http_port: int | None
-    home: Path
-
-    @property
-    def uri(self) -> str | None:
-        return f"bolt://127.0.0.1:{self.bolt_port}" if self.bolt_port else None
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie still answers kill(0); it is not a running server.
-    with contextlib.suppress(OSError):
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        if stat.rsplit(")", 1)[1].split()[0] == "Z":
-            return False
-    return True
 
 
 class LocalNeo4j:
@@ -159,7 +89,7 @@ class LocalNeo4j:
             return ServerStatus(False, None, None, None, None, self.home)
         pid = int(str(state["pid"]))
         return ServerStatus(
-            running=_pid_alive(pid),
+            running=pid_alive(pid),
             pid=pid,
             version=str(state.get("version")),
             bolt_port=int(str(state["bolt_port"])),
@@ -413,17 +343,17 @@ class LocalNeo4j:
         if state is None:
             return False
         pid = int(str(state["pid"]))
-        was_running = _pid_alive(pid)
+        was_running = pid_alive(pid)
         if was_running:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGTERM)
             deadline = time.monotonic() + timeout_s
-            while _pid_alive(pid) and time.monotonic() < deadline:
+            while pid_alive(pid) and time.monotonic() < deadline:
                 time.sleep(0.2)
-            if _pid_alive(pid):
+            if pid_alive(pid):
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(pid, signal.SIGKILL)
-                while _pid_alive(pid):
+                while pid_alive(pid):
                     time.sleep(0.1)
         # Reap it if we are its parent, so no zombie stays behind in long-lived test processes.
         with contextlib.suppress(ChildProcessError, OSError):
