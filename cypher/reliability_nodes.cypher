@@ -1,5 +1,5 @@
 // reliability_nodes — every node with its labels and properties, for the reliability suite's
-// content checksum (issue 10): hashed before and after thousands of hostile selections, it must
+// content checksum: hashed before and after thousands of hostile selections, it must
 // not change. Only for test-sized databases (it reads everything).
 // Columns: id, labels, props.
 :param unused => null;

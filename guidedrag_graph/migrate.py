@@ -103,7 +103,7 @@ def migrate(
     share a name, no name the plan creates belongs to an existing object of another kind), and
     a migration re-run for a changed mapping or names creates before it drops where it can and
     puts the previous objects back if it fails, so a failed run leaves the previous indexes,
-    constraints and migration records as they were (issue 22). An applied migration whose
+    constraints and migration records as they were. An applied migration whose
     objects are missing is run again: ``migrate`` never answers "up to date" over them.
     """
     database = settings.neo4j_database

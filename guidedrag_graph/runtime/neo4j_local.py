@@ -122,7 +122,7 @@ class LocalNeo4j:
             f"server.directories.plugins={self.home / 'plugins'}",
             f"server.directories.import={self.home / 'import'}",
             "db.tx_log.rotation.retention_policy=2 files",
-            # Defence in depth (issue 22): no query of ours reads files or the network, so a
+            # Defence in depth (docs/security.md): no query of ours reads files or the network, so a
             # Cypher injection that got through could not send data out with LOAD CSV ...
             "dbms.security.allow_csv_import_from_file_urls=false",
             f"internal.dbms.cypher_ip_blocklist={OUTBOUND_BLOCKLIST}",

@@ -1,7 +1,7 @@
 """Resource limits on selections, checked before anything is resolved, compiled or sent.
 
 A selection is user input: its size decides how long Neo4j plans and runs the query, so every
-dimension has a bound with a setting (issue 10). ``Limits()`` are the defaults (generous for real
+dimension has a bound with a setting. ``Limits()`` are the defaults (generous for real
 use); ``CEILING`` is the most a setting may allow, and also what ``parse`` and
 ``from_json`` enforce on their own, so input is bounded even before settings are known.
 The settings are applied by ``Selector.prepare`` with ``check(expr, Limits.from_settings(s))``.
