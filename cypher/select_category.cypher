@@ -1,7 +1,7 @@
 // select_category — category(c): like type(t) but case-insensitive, for the coarse categories a
 // question's semantics name ("person", "Person", "PERSON"). It scans entity types, not chunks.
 // The compiler lower-cases the value once, in Python, so only the (short, stored) entity types
-// are lower-cased per row, never the user's value write it lower-case here.
+// are lower-cased per row, never the user's value; write it lower-case here.
 // Columns (Browser): size, truncated, chunk_ids.
 :param sel_category => 'person';
 
