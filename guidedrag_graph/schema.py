@@ -3,6 +3,11 @@
 Users bring graphs built by other tools, so no label, relationship type or property name is
 hard-coded anywhere else: every query takes them from a ``SchemaMapping``. The names come from
 this mapping (or are validated against the database) and are always backtick-escaped.
+
+This module says which mapping a run uses (a built-in preset or a mapping file, TOML or JSON,
+read and written here) and the name forms derived from text; the model itself is in
+``schema_mapping`` and the quoting function in ``identifiers``, both re-exported here, so
+``schema`` stays the one place callers import them from.
 """
 
 from __future__ import annotations
@@ -11,221 +16,23 @@ import json
 import re
 import tomllib
 import unicodedata
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ValidationError
 
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.identifiers import ELEMENT_ID as ELEMENT_ID
+from guidedrag_graph.identifiers import escape_identifier as escape_identifier
+from guidedrag_graph.identifiers import identifier_problem as identifier_problem
+from guidedrag_graph.schema_mapping import Direction as Direction
+from guidedrag_graph.schema_mapping import IdKey as IdKey
+from guidedrag_graph.schema_mapping import Key as Key
+from guidedrag_graph.schema_mapping import Label as Label
+from guidedrag_graph.schema_mapping import SchemaMapping as SchemaMapping
+from guidedrag_graph.schema_mapping import TemplateSlot as TemplateSlot
+from guidedrag_graph.schema_mapping import template_slot as template_slot
 from guidedrag_graph.vocabulary import SCHEMA_PRESETS
-
-# An id field mapped to this value addresses nodes by Neo4j's elementId instead of a property
-# (graphs written by KG builders, neo4j-graphrag's SimpleKGPipeline, have no id property at all):
-# ``/*chunk_id*/c.id`` renders ``elementId(c)``.
-ELEMENT_ID = "elementId()"
-
-
-# --- identifiers: the one quoting function and the read-time check of written names ------------
-# Neo4j decodes ``\uXXXX`` inside backtick-quoted names, so ``\u0060`` would close the quotes.
-# Every backslash is therefore written as the escape of a backslash: Neo4j reads the name back
-# exactly, and no escape in the name survives to be decoded.
-_BACKSLASH = "\\u005c"
-# Never representable (lone surrogates: not UTF-8) or truncating (NUL) in any identifier.
-_UNQUOTABLE = re.compile("[\x00\ud800-\udfff]")
-# Refused where a person writes names (mapping files, presets, settings): control characters,
-# the bidirectional overrides that make a name display as something else (trojan source), and
-# backslashes (a ``\u0060`` there is an attack or a mistake, never a name anyone means).
-_UNWRITABLE = re.compile(
-    "[\\\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
-
-
-def escape_identifier(name: str, source: str = "identifier") -> str:
-    """THE quoting function: the only way a label, relationship type, property key, index or
-    constraint name enters Cypher text, whoever supplies it (mapping file, preset, setting, a
-    name read from the database, a filter key). Backticks are doubled and backslashes become
-    ``\\u005c`` so Neo4j's unicode-escape decoding cannot end the quotes; a name with NUL or a
-    lone surrogate is refused, naming ``source`` (the field or setting it came from).
-
-    >>> escape_identifier("Chunk\\u0060) RETURN 1 //")
-    '`Chunk\\\\u005cu0060) RETURN 1 //`'
-    """
-    if not isinstance(name, str) or not name:
-        raise ConfigurationError(f"{source} = {name!r} must be a non-empty name")
-    bad = _UNQUOTABLE.search(name)
-    if bad is not None:
-        what = "NUL" if bad.group() == "\x00" else "a lone surrogate"
-        shown = name.encode("utf-8", "backslashreplace").decode()
-        raise ConfigurationError(
-            f"{source} = {shown!r} contains {what} and cannot be a Neo4j name; "
-            "rename it to plain UTF-8 text"
-        )
-    return "`" + name.replace("\\", _BACKSLASH).replace("`", "``") + "`"
-
-
-def identifier_problem(name: str) -> str | None:
-    """Why ``name`` may not be written as a label, type, key or index name by a person (a
-    mapping file, preset or setting), or ``None``: checked when the name is read, so a bad one
-    is refused before any query runs. Names read from the database only meet
-    ``escape_identifier``'s narrower refusal (they exist already)."""
-    bad = _UNWRITABLE.search(name)
-    if bad is None:
-        return None
-    char = bad.group()
-    if char == "\\":
-        return "contains a backslash (Neo4j would decode \\uXXXX escapes in it); remove it"
-    if char == "\x00":
-        kind = "NUL"
-    elif "\ud800" <= char <= "\udfff":
-        kind = "a lone surrogate"
-    elif char <= "\x9f":
-        kind = "a control character"
-    else:
-        kind = "a bidirectional control character"
-    return f"contains {kind} (U+{ord(char):04X}); use printable text"
-
-
-# --- where each mapping field goes in a template -----------------------------------------------
-@dataclass(frozen=True)
-class TemplateSlot:
-    """A ``SchemaMapping`` field's place in the ``cypher/`` templates (``template_lexer`` builds
-    its slot tables from these, so a new field is a slot by being declared here, once):
-    ``label`` (a label or relationship type name), ``property`` (a property key; ``element_id``
-    where the field may be ``elementId()``), ``relationship`` (the type of the relationship slot
-    ``slot``) or ``direction`` (that slot's direction)."""
-
-    kind: Literal["label", "property", "relationship", "direction"]
-    slot: str = ""
-    element_id: bool = False
-
-
-_LABEL = TemplateSlot("label")
-_PROPERTY = TemplateSlot("property")
-_ID = TemplateSlot("property", element_id=True)
-Label = Annotated[str, _LABEL]
-Key = Annotated[str, _PROPERTY]
-IdKey = Annotated[str, _ID]
-Direction = Literal["out", "in"]
-
-
-def template_slot(field: str) -> TemplateSlot | None:
-    """The template slot of a ``SchemaMapping`` field (``None``: the field is no slot)."""
-    info = SchemaMapping.model_fields.get(field)
-    found = [m for m in (info.metadata if info else ()) if isinstance(m, TemplateSlot)]
-    return found[0] if found else None
-
-
-class SchemaMapping(BaseModel):
-    """Labels, relationship types, directions and property names of one KB layout. Each field's
-    annotation says which template slot it fills (``TemplateSlot``)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    preset: str = "custom"
-
-    document_label: Label = "Document"
-    chunk_label: Label = "Chunk"
-    entity_label: Label = "Entity"
-
-    document_id: IdKey = "id"
-    document_title: Key = "title"
-    document_source: Key = "source"
-    document_date: Key = "date"
-
-    chunk_id: IdKey = "id"
-    chunk_text: Key = "text"
-    chunk_embedding: Key = "embedding"
-    chunk_position: Key = "position"
-
-    entity_id: IdKey = "id"
-    entity_name: Key = "name"
-    entity_key: Key = Field(
-        "name_key", description="normalised name for case/whitespace-insensitive matching"
-    )
-    entity_type: Key = "type"
-    entity_description: Key = "description"
-    entity_aliases: Key = "aliases"
-    entity_alias_keys: Key = "alias_keys"
-    entity_name_embedding: Key = "name_embedding"
-
-    # (chunk)-[part_of]->(document) when "out"; (document)-[part_of]->(chunk) when "in"
-    # (``(:Article)-[:HAS_PART]->(:Passage)``). ``None``: a chunk is its own document (LangChain's
-    # and LlamaIndex's source nodes carry text and metadata on one node).
-    part_of_type: Annotated[str | None, TemplateSlot("relationship", "part_of")] = "PART_OF"
-    part_of_direction: Annotated[Direction, TemplateSlot("direction", "part_of")] = "out"
-    # mentions: chunk -> entity when "out", entity -> chunk when "in" (neo4j-graphrag FROM_CHUNK)
-    mentions_type: Annotated[str, TemplateSlot("relationship", "mentions")] = "MENTIONS"
-    mentions_direction: Annotated[Direction, TemplateSlot("direction", "mentions")] = "out"
-    next_chunk_type: Annotated[str | None, TemplateSlot("relationship", "next_chunk")] = None
-
-    # Relations between entities: real relationship types, or one generic type with a property.
-    relation_mode: Literal["types", "property"] = "types"
-    generic_relation_type: Label = "RELATED_TO"
-    relation_type_property: Key = "type"
-    relation_text_property: Key = "predicate"
-    relation_chunk_property: Key = "source_chunk"
-
-    @model_validator(mode="before")
-    @classmethod
-    def _own_document(cls, data: Any) -> Any:
-        """Without a part-of relationship the chunk node is its document: one label for both."""
-        if isinstance(data, dict) and "part_of_type" in data and data["part_of_type"] is None:
-            chunk_label = data.get("chunk_label", cls.model_fields["chunk_label"].default)
-            data = {**data, "document_label": chunk_label}
-        return data
-
-    @model_validator(mode="after")
-    def _names_are_usable(self) -> SchemaMapping:
-        for name, value in self.__dict__.items():
-            if isinstance(value, str) and not value.strip():
-                raise ValueError(f"{name} is empty")
-            # Checked when read, so a hostile mapping is refused before any query runs.
-            problem = identifier_problem(value) if isinstance(value, str) else None
-            if problem is not None:
-                raise ValueError(f"{name} = {_shown(value)} {problem}")
-            if value == ELEMENT_ID and name not in _ID_FIELDS:
-                raise ValueError(
-                    f"{name} = {ELEMENT_ID!r}: only {', '.join(_ID_FIELDS)} may use elementId()"
-                )
-        return self
-
-    def check_loadable(self) -> None:
-        """The loader MERGEs on id properties and links chunks to documents: a mapping for a
-        builder's graph (elementId ids, chunks as their own documents) is for reading only."""
-        if self.uses_element_ids or self.part_of_type is None:
-            why = "maps an id to elementId()" if self.uses_element_ids else "has no part-of type"
-            raise ConfigurationError(
-                f"schema {self.preset!r} {why}, so `guidedrag load` cannot write bundles with it "
-                f"(it MERGEs on id properties); load with a preset that has them, or use the "
-                f"graph as it is with `guidedrag kb adopt`"
-            )
-
-    @property
-    def uses_element_ids(self) -> bool:
-        return ELEMENT_ID in (self.document_id, self.chunk_id, self.entity_id)
-
-    @property
-    def structural_relationship_types(self) -> frozenset[str]:
-        """Relationship types that belong to the lexical graph, never to entity relations."""
-        types = {self.mentions_type}
-        if self.part_of_type:
-            types.add(self.part_of_type)
-        if self.next_chunk_type:
-            types.add(self.next_chunk_type)
-        return frozenset(types)
-
-
-# The fields that may be ELEMENT_ID (the id keys).
-_ID_FIELDS = tuple(
-    name for name in SchemaMapping.model_fields if (template_slot(name) or _LABEL).element_id
-)
-
-
-def _shown(value: str) -> str:
-    """``value`` quoted with its invisible characters escaped, so the error line stays one line."""
-    return repr(value.encode("utf-8", "backslashreplace").decode())
-
 
 _NEO4J_GRAPHRAG = SchemaMapping(
     preset="neo4j-graphrag",
@@ -283,7 +90,6 @@ PRESETS: dict[str, SchemaMapping] = {  # one per vocabulary.SchemaPreset (checke
         entity_type="label",
     ),
 }
-
 
 
 def check_presets(presets: dict[str, SchemaMapping], names: tuple[str, ...]) -> None:

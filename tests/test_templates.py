@@ -393,9 +393,10 @@ def test_rendering_is_memoised() -> None:
 
 
 def test_the_renderer_stands_on_the_schema_and_not_back() -> None:
-    """schema -> template_lexer -> templates, acyclic: the schema module owns the identifier
-    helpers and imports none of the renderer or the settings (which import it); only the leaves
-    below it (errors, and the vocabulary its presets are checked against)."""
+    """schema -> template_lexer -> templates, acyclic: the schema (with the identifier helpers
+    and the model it re-exports) imports none of the renderer or the settings (which import it);
+    only the modules split out of it and the leaves below them (errors, and the vocabulary its
+    presets are checked against)."""
     root = Path(schema_module.__file__).parent
 
     def imports(module: str) -> set[str]:
@@ -404,7 +405,13 @@ def test_the_renderer_stands_on_the_schema_and_not_back() -> None:
         found |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         return {m for m in found if m.startswith("guidedrag_graph")}
 
-    assert imports("schema") == {"guidedrag_graph.errors", "guidedrag_graph.vocabulary"}
-    assert "guidedrag_graph.templates" not in imports("template_lexer")
-    assert "guidedrag_graph.schema" in imports("template_lexer")
+    below_schema = {"guidedrag_graph.errors", "guidedrag_graph.vocabulary"}
+    split_out = {"guidedrag_graph.identifiers", "guidedrag_graph.schema_mapping"}
+    assert imports("schema") == below_schema | split_out
+    assert imports("schema_mapping") <= below_schema | {"guidedrag_graph.identifiers"}
+    assert imports("identifiers") <= below_schema
+    for module in ("template_slots", "template_lexer", "template_files", "template_render"):
+        assert "guidedrag_graph.templates" not in imports(module)
+        assert "guidedrag_graph.config" not in imports(module)
+    assert "guidedrag_graph.schema" in imports("template_slots")
     assert T.escape_identifier is schema_module.escape_identifier  # one quoting function
