@@ -64,7 +64,7 @@ SETTING_FIELDS = [
 MAPPING_TEMPLATES = [
     "select_entity", "select_near", "select_document", "resolve_entity", "selection_cost",
     "selection_ids", "retrieve_exact", "retrieve_filter", "load_documents",
-    "load_entities_declared", "load_chunks_merge", "load_entity_conflicts", "kb_stats",
+    "load_entities_declared", "load_chunks", "load_entity_conflicts", "kb_stats",
 ]  # fmt: skip
 BENIGN = "Benign_Name"
 
