@@ -34,6 +34,7 @@ from guidedrag_graph.errors import (
     QueryMemoryError,
     QueryTimeoutError,
 )
+from guidedrag_graph.read_deadline import GRACE_S, DeadlinePassed, remaining, within
 
 # Every query we send carries a transaction timeout, so a runaway query (a huge selection, a hub
 # expansion) is stopped by the server itself, not only abandoned by the client.
@@ -304,14 +305,35 @@ def read_query(
     managed transaction would, for up to ``READ_RETRY_S``; a read is safe to repeat.
 
     The server stops it after ``timeout`` seconds (default: the driver's, see ``connect``);
-    that is a ``QueryTimeoutError`` naming the setting."""
+    that is a ``QueryTimeoutError`` naming the setting. The caller waits at most ``GRACE_S``
+    longer: a server too loaded (or too frozen) to end the query on time is a
+    ``QueryTimeoutError`` too, at the deadline (``read_deadline``)."""
     seconds = timeout if timeout is not None else query_timeout(driver)
+    left = remaining()
+    if left is not None:
+        if left < 0.01:  # a 0 ms transaction timeout would mean none at all
+            raise QueryTimeoutError(
+                f"the call spent its {seconds:g} s (GUIDEDRAG_QUERY_TIMEOUT) before its last "
+                f"query: narrow the selection (fewer or more specific terms) or raise the timeout"
+            )
+        seconds = min(seconds, left)
     started = time.monotonic()
     deadline = started + READ_RETRY_S
     delay = 0.1
+    timed_query = timed(query, driver, seconds)
     while True:
         try:
-            return _read_once(driver, timed(query, driver, seconds), params or {}, database)
+            return within(
+                seconds + GRACE_S,
+                lambda: _read_once(driver, timed_query, params or {}, database),
+            )
+        except DeadlinePassed:
+            raise QueryTimeoutError(
+                f"Neo4j{where(driver)} had not ended the query {GRACE_S:g} s after its "
+                f"{seconds:g} s timeout (GUIDEDRAG_QUERY_TIMEOUT; the server is overloaded or "
+                f"not answering): narrow the selection (fewer or more specific terms), retry "
+                f"later, or raise the timeout"
+            ) from None
         except Neo4jError as exc:
             if _timed_out(exc):
                 raise QueryTimeoutError(
@@ -320,9 +342,10 @@ def read_query(
                 ) from exc
             if _out_of_memory(exc):
                 raise QueryMemoryError(
-                    f"Neo4j{where(driver)} stopped the query at its per-transaction memory limit "
-                    f"(db.memory.transaction.max): narrow the selection (fewer or more specific "
-                    f"terms, a smaller top_k) or raise the limit in neo4j.conf"
+                    f"Neo4j{where(driver)} stopped the query at its memory limit (per "
+                    f"transaction db.memory.transaction.max, or all together "
+                    f"dbms.memory.transaction.total.max): narrow the selection (fewer or more "
+                    f"specific terms, a smaller top_k), retry later, or raise it in neo4j.conf"
                 ) from exc
             if isinstance(exc, ClientError) or not exc.is_retryable():
                 raise

@@ -69,7 +69,7 @@ KINDS: dict[str, Kind] = {
     **dict.fromkeys(PROPERTIES, "property"),
     **dict.fromkeys([*RELATIONSHIPS, "relation"], "relationship"),
     "relation_type": "expression",
-    **dict.fromkeys(("tiers", "sizes", "flags"), "list"),
+    **dict.fromkeys(("tiers", "sizes", "flags", "operands"), "list"),
 }
 
 

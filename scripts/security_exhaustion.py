@@ -15,7 +15,10 @@ cost-checked and run under the configured ``GUIDEDRAG_QUERY_TIMEOUT`` (or ``--ti
 Printed: queries run, per-query max duration against timeout + 2 s, error classes (only
 ``QueryTimeoutError`` and the cost-bound refusal ``SelectionCostError`` are allowed), heap
 ``OutOfMemoryError`` lines the server logged during the run (``--log``: its logs folder), and the
-probe's p50 / p99 / max. Exit status 1 when any acceptance line fails.
+probe's p50 / p99 / max, and the server's side: the longest transaction ``SHOW TRANSACTIONS``
+saw (the client stops waiting at the timeout + ``read_deadline.GRACE_S``; the server ends the
+query at its next termination check, which an oversubscribed server reaches late). Exit status 1
+when any acceptance line fails.
 
 ``tests/test_security_exhaustion.py`` runs a short form (2 clients x 3 s, a 2 s timeout).
 """
@@ -45,7 +48,9 @@ from guidedrag_graph.schema import PRESETS  # noqa: E402
 from guidedrag_graph.selection import Expr, Selector, khop, near  # noqa: E402
 from guidedrag_graph.templates import query  # noqa: E402
 
-ALLOWED = {"QueryTimeoutError", "SelectionCostError"}
+# The timeout, the cost bound's refusal, and the memory limit's (a query that would overdraw the
+# transactions' share of the heap fails instead of pushing the server into GC pauses).
+ALLOWED = {"QueryTimeoutError", "SelectionCostError", "QueryMemoryError"}
 SLACK_S = 2.0
 
 
@@ -60,6 +65,11 @@ class Figures:
     probe: list[float] = field(default_factory=list)
     probe_errors: int = 0
     oom: int = 0
+    # The server's side: the longest-running transaction SHOW TRANSACTIONS saw (a query the
+    # client stopped waiting for at the deadline still runs until the server ends it).
+    server_longest: float = 0.0
+    server_still_running: int = 0  # transactions over timeout + 2 s at any poll
+    selections: list[str] = field(default_factory=list)
 
     @property
     def max_duration(self) -> float:
@@ -86,12 +96,14 @@ class Figures:
         )
 
 
-def worst_selections(driver: Driver, settings: Settings) -> list[Expr]:
+def worst_selections(driver: Driver, settings: Settings, *, distinct: bool = False) -> list[Expr]:
     """The costliest selections the default limits allow on this KB: MAX_TERMS deep terms from
-    its biggest hubs, intersected (every term computed) and unioned."""
+    its biggest hubs, intersected (every term computed) and unioned. By default the terms cycle
+    over the 4 biggest hubs (a repeated term is compiled once, so these are cheap since chains
+    compile to one clause); ``distinct``: MAX_TERMS different hubs, one subquery each."""
     rows = read_query(
-        driver, query("hub_entities", PRESETS["guidedrag"]), {"limit": 4},
-        database=settings.neo4j_database,
+        driver, query("hub_entities", PRESETS["guidedrag"]),
+        {"limit": settings.max_terms if distinct else 4}, database=settings.neo4j_database,
     )  # fmt: skip
     hubs = [str(r["name"]) for r in rows]
     depth, terms = settings.max_hop_depth, settings.max_terms
@@ -141,10 +153,12 @@ def run(
     clients: int,
     seconds: float,
     logs: Path | None = None,
+    distinct: bool = False,
 ) -> Figures:
     """The run itself (the short form in the tests calls this)."""
     figures = Figures(clients, seconds, settings.query_timeout)
-    selections = worst_selections(driver, settings)
+    selections = worst_selections(driver, settings, distinct=distinct)
+    figures.selections = [e.to_text()[:80] for e in selections]
     graph = GraphContext.open(settings, driver)
     lock = threading.Lock()
     oom_before = _oom_lines(logs)
@@ -185,30 +199,73 @@ def run(
                 figures.probe_errors += 1
             stop.wait(max(0.0, 0.1 - (time.monotonic() - t0)))
 
+    def watch() -> None:
+        while not stop.is_set():
+            try:
+                rows = probe_driver.execute_query(
+                    _SHOW_TRANSACTIONS, database_=settings.neo4j_database
+                ).records
+            except Exception:
+                rows = []
+            with lock:
+                for row in rows:
+                    took = float(row["ms"]) / 1000
+                    figures.server_longest = max(figures.server_longest, took)
+                    if took > settings.query_timeout + SLACK_S:
+                        figures.server_still_running += 1
+            stop.wait(0.5)
+
     prober = threading.Thread(target=probe, daemon=True)
     prober.start()
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     workers = [threading.Thread(target=client, args=(n,), daemon=True) for n in range(clients)]
     for w in workers:
         w.start()
     for w in workers:
         w.join(timeout=seconds + settings.query_timeout + 120)
+    # The server's stragglers: watch until none of the run's transactions is left.
+    settle = time.monotonic() + settings.query_timeout + 60
+    while time.monotonic() < settle and _running(probe_driver, settings):
+        time.sleep(0.5)
     stop.set()
     prober.join(timeout=15)
+    watcher.join(timeout=15)
     after = _oom_lines(logs)
     figures.oom = sum(max(0, v - oom_before.get(k, 0)) for k, v in after.items())
     return figures
+
+
+# Every transaction but this poll's own (a query being parsed shows no text yet).
+_SHOW_TRANSACTIONS = (
+    "SHOW TRANSACTIONS YIELD currentQuery, elapsedTime "
+    "WHERE currentQuery IS NULL OR NOT currentQuery STARTS WITH 'SHOW TRANSACTIONS' "
+    "RETURN elapsedTime.milliseconds AS ms"
+)
+
+
+def _running(driver: Driver, settings: Settings) -> bool:
+    try:
+        rows = driver.execute_query(_SHOW_TRANSACTIONS, database_=settings.neo4j_database).records
+        return any(float(r["ms"]) > 500 for r in rows)
+    except Exception:
+        return False
 
 
 def report(figures: Figures, logs: Path | None) -> str:
     limit = figures.timeout + SLACK_S
     errors = ", ".join(f"{k} {v}" for k, v in sorted(figures.errors.items())) or "none"
     lines = [
-        f"exhaustion: {figures.clients} clients x {figures.seconds:.0f} s, timeout "
+        f"exhaustion: {figures.clients} clients x {figures.seconds:.0f} s of "
+        f"{len(figures.selections)} selections, timeout "
         f"{figures.timeout:g} s, load {' '.join(f'{x:.2f}' for x in os.getloadavg())} on "
         f"{os.cpu_count()} CPUs",
         f"queries: {len(figures.durations)}; max duration {figures.max_duration:.2f} s "
         f"(limit timeout + {SLACK_S:g} s = {limit:g} s): "
         f"{'ok' if figures.max_duration <= limit else 'OVER'}",
+        f"server side (SHOW TRANSACTIONS every 0.5 s): longest transaction "
+        f"{figures.server_longest:.2f} s; polls that saw one over {limit:g} s: "
+        f"{figures.server_still_running}",
         f"errors: {errors}; unexpected: {figures.unexpected or 'none'}",
         *(f"  {k}: {v}" for k, v in figures.samples.items()),
         f"heap OutOfMemoryError in the server log: "
@@ -228,6 +285,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--timeout", type=float, default=None, help="GUIDEDRAG_QUERY_TIMEOUT")
     parser.add_argument("--log", type=Path, default=None, help="the server's logs folder")
+    parser.add_argument(
+        "--distinct", action="store_true", help="MAX_TERMS different hubs, not 4 repeated"
+    )
     args = parser.parse_args(argv)
     settings = load_settings()
     if args.timeout is not None:
@@ -238,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         ensure_sample(driver, settings)
         figures = run(
             driver, probe_driver, settings, clients=args.clients, seconds=args.seconds,
-            logs=args.log,
+            logs=args.log, distinct=args.distinct,
         )  # fmt: skip
     finally:
         driver.close()

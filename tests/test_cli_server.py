@@ -204,6 +204,59 @@ def test_hub_expansions_are_bounded_and_report_truncation(own: OwnServer) -> Non
     assert all(r["seconds"] < 120 for r in runs), runs
 
 
+def test_the_managed_server_caps_transaction_memory_per_query_and_in_total(
+    own: OwnServer,
+) -> None:
+    """Both caps are live on the server we start: one runaway query, and many heavy ones at
+    once, fail with a memory error before the heap is spent (docs/security.md)."""
+    driver = connect(own.settings())
+    try:
+        rows = driver.execute_query(
+            "SHOW SETTINGS YIELD name, value WHERE name IN "
+            "['db.memory.transaction.max', 'dbms.memory.transaction.total.max'] "
+            "RETURN name, value"
+        ).records
+    finally:
+        driver.close()
+    values = {r["name"]: r["value"] for r in rows}
+    assert values == {
+        "db.memory.transaction.max": "192.00MiB",
+        "dbms.memory.transaction.total.max": "384.00MiB",
+    } or values == {
+        "db.memory.transaction.max": "201326592",
+        "dbms.memory.transaction.total.max": "402653184",
+    }, values
+
+
+def test_a_server_that_does_not_answer_is_a_timeout_at_the_deadline(own: OwnServer) -> None:
+    """A frozen server (SIGSTOP: what a long GC pause or an oversubscribed host looks like to
+    a client) cannot end the transaction at its timeout; the read still returns at the timeout
+    plus the grace, as a QueryTimeoutError, and the same driver works once the server is back."""
+    from guidedrag_graph.db import read_query
+    from guidedrag_graph.errors import QueryTimeoutError
+    from guidedrag_graph.read_deadline import GRACE_S
+
+    driver = connect(own.settings())
+    pid = own.server.status().pid
+    assert pid is not None
+    try:
+        assert read_query(driver, "RETURN 1 AS x", database="neo4j") == [{"x": 1}]
+        os.killpg(pid, signal.SIGSTOP)
+        try:
+            t0 = time.monotonic()
+            with pytest.raises(QueryTimeoutError, match="had not ended the query") as caught:
+                read_query(driver, "RETURN 1 AS x", database="neo4j", timeout=1.0)
+            took = time.monotonic() - t0
+        finally:
+            os.killpg(pid, signal.SIGCONT)
+        assert 1.0 + GRACE_S - 0.05 <= took < 1.0 + GRACE_S + 1.0, took
+        assert len(str(caught.value).splitlines()) == 1
+        assert own.server.uri in str(caught.value)
+        assert read_query(driver, "RETURN 2 AS x", database="neo4j", timeout=10) == [{"x": 2}]
+    finally:
+        driver.close()
+
+
 def test_server_killed_mid_command_is_one_line(own: OwnServer, tmp_path: Path) -> None:
     """Runs last: the server does not come back."""
     import subprocess

@@ -21,7 +21,11 @@ from guidedrag_graph.db import check_uri, read_query
 from guidedrag_graph.errors import ConfigurationError, DatabaseUnavailableError
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.retrieve_args import check_query_vector, check_question
-from guidedrag_graph.runtime.server_env import server_env, transaction_memory_max
+from guidedrag_graph.runtime.server_env import (
+    server_env,
+    transaction_memory_max,
+    transactions_memory_total,
+)
 from guidedrag_graph.schema import PRESETS
 from tests.conftest import free_port
 
@@ -173,6 +177,8 @@ def test_the_managed_server_starts_without_secrets(monkeypatch: pytest.MonkeyPat
     assert env["NEO4J_HOME"] == "/h" and env["PATH"] == os.environ["PATH"]
     assert transaction_memory_max("1g") == "256m"
     assert transaction_memory_max("768m") == "192m"
+    assert transactions_memory_total("1g") == "512m"
+    assert transactions_memory_total("768m") == "384m"
     with pytest.raises(Exception, match="GUIDEDRAG_NEO4J_HEAP"):
         transaction_memory_max("lots")
 

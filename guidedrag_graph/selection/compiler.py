@@ -170,7 +170,18 @@ class _Builder:
                 continue
             group = self.entity_group(node)
             i = len(self.index)
-            if group is not None:
+            chain = self.chain(node) if group is None else None
+            if chain is not None:
+                pending = [op for op in chain if op not in self.index]
+                if pending:
+                    stack.append((node, True))
+                    stack.extend((op, False) for op in reversed(pending))
+                    continue
+                if len(chain) == 1:  # A | A is A
+                    self.index[node] = self.index[chain[0]]
+                    continue
+                text = self.many(node, chain, i)
+            elif group is not None:
                 text = self.leaf(A.Entities(("",)), i, self.merged(group))
             elif isinstance(node, A.BinaryOp):
                 if not ready:
@@ -196,6 +207,59 @@ class _Builder:
         }
         return T.fragment(
             expr.template, "set", self.schema, variables=variables, variant=expr.variant
+        )
+
+    def chain(self, expr: A.Expr) -> list[A.Expr] | None:
+        """The operands of a chain of unions (any shape) or of a left chain of intersections,
+        each once, in order; None for anything else, and in sizes mode (it reports every node).
+
+        Exact, order included: a union tree's list is its operands' lists concatenated in order
+        with repeats dropped, and an intersection chain's list is the left-to-right fold; an
+        operand met again adds nothing to either. An operand that is itself an entity group stays
+        one operand (its one subquery)."""
+        if not self.merge or not isinstance(expr, A.Union | A.Intersect):
+            return None
+        kind = type(expr)
+        operands: list[A.Expr] = []
+        stack: list[A.Expr] = [expr]
+        while stack:
+            node = stack.pop()
+            if type(node) is kind and (node is expr or self.entity_group(node) is None):
+                assert isinstance(node, A.BinaryOp)
+                if kind is A.Union:
+                    stack.extend((node.right, node.left))
+                    continue
+                operands.append(node.right)  # the left spine is walked, right operands kept
+                stack.append(node.left)
+                continue
+            operands.append(node)
+        if kind is A.Intersect:
+            operands.reverse()
+        unique = list(dict.fromkeys(operands))
+        return unique if len(unique) != 2 or len(operands) != 2 else None
+
+    def many(self, expr: A.Expr, operands: list[A.Expr], i: int) -> str:
+        """A chain as one clause (``set_many``); two operands left use the binary fragment."""
+        idx = [self.index[op] for op in operands]
+        op = "union" if isinstance(expr, A.Union) else "intersect"
+        if len(idx) == 2:
+            variables = {
+                "lhs": f"s{idx[0]}",
+                "rhs": f"s{idx[1]}",
+                "tl": f"t{idx[0]}",
+                "tr": f"t{idx[1]}",
+                "s": f"s{i}",
+                "t": f"t{i}",
+            }
+            return T.fragment("set_op", "set", self.schema, variables=variables, variant={"op": op})
+        lists = {"operands": [f"s{j}" for j in idx], "flags": [f"t{j}" for j in idx]}
+        return T.fragment(
+            "set_many",
+            "set",
+            self.schema,
+            variables={"s": f"s{i}", "t": f"t{i}"},
+            lists=lists,
+            variant={"op": op},
         )
 
     def entity_group(self, expr: A.Expr) -> tuple[A.Expr, ...] | None:

@@ -19,6 +19,7 @@ from guidedrag_graph import templates as T
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import SelectionError
+from guidedrag_graph.read_deadline import budgeted
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.compiler import CompiledSelection, compile_plan
@@ -145,6 +146,7 @@ class Selector:
     def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         return self.graph.read(query, params)
 
+    @budgeted
     def chunk_ids(self, expr: A.Expr | str | PreparedSelection) -> list[str]:
         """The selected chunk ids, sorted."""
         prep = self._prepared(expr)
@@ -154,6 +156,7 @@ class Selector:
         rows = self._read(query, prep.compiled.params)
         return sorted(str(r["id"]) for r in rows)
 
+    @budgeted
     def boosts(self, expr: A.Boost | str | PreparedSelection) -> dict[str, tuple[float, str]]:
         """Chunk id -> (boost, best tier's name) for every chunk of at least one tier of a
         ``boost(...)`` (boost may be 0.0 for a zero-weight tier); one READ query."""
@@ -164,6 +167,7 @@ class Selector:
         rows = self._read(query, prep.compiled.params)
         return {str(r["id"]): (float(r["boost"]), str(r["tier"])) for r in rows}
 
+    @budgeted
     def sizes(self, expr: A.Expr | str | PreparedSelection) -> SizeNode:
         """The size of every sub-expression in one round trip (``guidedrag select``); a
         prepared selection is not resolved again."""
@@ -181,6 +185,7 @@ class Selector:
 
         return A.fold(prep.expr, make)
 
+    @budgeted
     def explain_empty(self, expr: A.Expr | str | PreparedSelection) -> EmptySelection | None:
         """After a run found no chunk: which term made it empty, or None if it is not empty.
         A prepared selection (the one that ran) is not resolved again."""
