@@ -33,10 +33,12 @@ TRANSACTIONS_HEAP_SHARE = 2
 
 def transactions_memory_total(heap: str) -> str:
     """``dbms.memory.transaction.total.max`` for a heap setting (``"1g"`` -> ``"512m"``): half
-    the heap. The per-transaction cap alone lets 16 heavy queries claim four heaps' worth: the
-    exhaustion run then spent the heap in back-to-back 1 s GC pauses (615 in a minute, RETURN 1
-    from another session p50 1 s); with the total capped, the query that would overdraw it fails
-    with a memory error and the server keeps room to answer."""
+    the heap. Defence in depth: the per-transaction cap alone lets 16 heavy queries claim four
+    heaps' worth. Once, with abandoned queries of earlier runs still on the server, an
+    exhaustion run spent the heap in back-to-back 1 s GC pauses (RETURN 1 from another session
+    p50 1 s); a control on a fresh server without this cap did not reproduce it, so it is a
+    guard, not the fix of a measured failure. Over it, the query that would overdraw the pool
+    fails with a memory error (``QueryMemoryError``) and the server keeps room to answer."""
     return transaction_memory_max(heap, share=TRANSACTIONS_HEAP_SHARE)
 
 
