@@ -1,0 +1,204 @@
+"""Every way in, side by side: what one question costs through each door, against neo4j-graphrag's
+own ``VectorRetriever`` on the same server, the same question vectors and the same k.
+
+Doors (one process, interleaved per question in a rotating order, after a warm-up pass; names
+resolved within ``GUIDEDRAG_RESOLUTION_CACHE_S`` as for any repeated entity):
+
+- ``ping``: ``RETURN 1`` through ``driver.execute_query`` (the floor as users call it);
+- ``vector``: neo4j-graphrag ``VectorRetriever.search(query_vector=..., top_k=k)``;
+- ``default``: ``GuidedRAG.retrieve(question, semantics=..., query_vector=...)`` (``auto``);
+- ``question``: the bare question (``auto``, entities linked by ``EntityLinker``);
+- ``guidedretriever``: ``GuidedRetriever.search(query_text=..., query_vector=...)``, bare, as a
+  ``GraphRAG`` app calls it;
+- ``linker``: ``EntityLinker.link`` alone;
+- ``langchain`` / ``llamaindex``: the adapters, bare (they embed the question: from the on-disk
+  embedding cache after the warm-up), when those packages are installed.
+
+Also printed: the Python time of ``default`` and ``question`` outside Neo4j reads (the call's
+wall time minus the time spent inside the driver's session, measured on the read's own thread),
+the load average before, between passes and after, and the server. Results go to
+``benchmarks/results/doors_<neo4j version>_<date>.json`` (or ``--out``).
+
+    python benchmarks/doors.py --bundle out/musique              # NEO4J_URI etc. from the env
+    python benchmarks/doors.py --bundle out/musique --passes 5 --limit 100
+
+Medians and ratios, not single figures: the machines are shared (say the load beside them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from neo4j_graphrag.retrievers import VectorRetriever  # noqa: E402
+
+from guidedrag_graph import db  # noqa: E402
+from guidedrag_graph.config import Settings  # noqa: E402
+from guidedrag_graph.db import connect, server_info  # noqa: E402
+from guidedrag_graph.embeddings import embedder_for  # noqa: E402
+from guidedrag_graph.integrations.neo4j_graphrag import GuidedRetriever  # noqa: E402
+from guidedrag_graph.kb import read_questions  # noqa: E402
+from guidedrag_graph.linking import EntityLinker  # noqa: E402
+from guidedrag_graph.pipeline import GuidedRAG  # noqa: E402
+from guidedrag_graph.schema import schema_for  # noqa: E402
+
+Door = Callable[[Any, list[float]], object]
+
+
+class ReadClock:
+    """Seconds spent inside the driver's session per call (reads run on worker threads)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.total = 0.0
+        self.inner = inner = db._read_once
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                with self.lock:
+                    self.total += time.perf_counter() - t0
+
+        db._read_once = timed  # type: ignore[assignment]
+
+    def close(self) -> None:
+        db._read_once = self.inner  # type: ignore[assignment]
+
+    def take(self) -> float:
+        with self.lock:
+            spent, self.total = self.total, 0.0
+        return spent
+
+
+def _adapters(rag: GuidedRAG) -> dict[str, Door]:
+    doors: dict[str, Door] = {}
+    try:
+        from guidedrag_graph.integrations.langchain import GuidedLangChainRetriever
+
+        lc = GuidedLangChainRetriever(rag=rag)
+        doors["langchain"] = lambda q, v: lc.invoke(q.question)
+    except ImportError:
+        pass
+    try:
+        from guidedrag_graph.integrations.llamaindex import GuidedLlamaIndexRetriever
+
+        li = GuidedLlamaIndexRetriever(rag)
+        doors["llamaindex"] = lambda q, v: li.retrieve(q.question)
+    except ImportError:
+        pass
+    return doors
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bundle", type=Path, required=True, help="a bundle with questions")
+    parser.add_argument("-k", type=int, default=5)
+    parser.add_argument("--limit", type=int, default=100, help="answerable questions to time")
+    parser.add_argument("--passes", type=int, default=3, help="timed passes after the warm-up")
+    parser.add_argument("--label", default="", help="a name for this KB in the results")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+
+    settings = Settings(openai_api_key=None, openai_base_url=None)  # type: ignore[call-arg]
+    driver = connect(settings)
+    schema = schema_for(settings.schema_preset)
+    clock = ReadClock()
+    try:
+        questions = [q for q in read_questions(args.bundle) if q.answerable][: args.limit]
+        embedder = embedder_for(settings, cache=True)
+        vectors = [[float(x) for x in row] for row in embedder.embed_queries(
+            [q.question for q in questions]
+        )]  # fmt: skip
+        rag = GuidedRAG(settings, driver=driver, schema=schema, embedder=embedder)
+        vector = VectorRetriever(
+            driver,
+            settings.vector_index_name,
+            return_properties=[schema.chunk_id],
+            neo4j_database=settings.neo4j_database,
+        )
+        guided = GuidedRetriever(driver, settings, rag=rag)
+        linker = EntityLinker(rag.graph)
+        k = args.k
+        doors: dict[str, Door] = {
+            "ping": lambda q, v: driver.execute_query(
+                "RETURN 1", database_=settings.neo4j_database
+            ),
+            "vector": lambda q, v: vector.search(query_vector=v, top_k=k),
+            "default": lambda q, v: rag.retrieve(
+                q.question, semantics=q.semantics, query_vector=v, k=k
+            ),
+            "question": lambda q, v: rag.retrieve(q.question, query_vector=v, k=k),
+            "guidedretriever": lambda q, v: guided.search(
+                query_text=q.question, query_vector=v, top_k=k
+            ),
+            "linker": lambda q, v: linker.link(q.question),
+            **_adapters(rag),
+        }
+        names = list(doors)
+        times: dict[str, list[float]] = {n: [] for n in names}
+        python: dict[str, list[float]] = {"default": [], "question": []}
+        loads = [os.getloadavg()]
+        for rep in range(args.passes + 1):
+            for i, (q, v) in enumerate(zip(questions, vectors, strict=True)):
+                order = names[i % len(names) :] + names[: i % len(names)]
+                for name in order:
+                    clock.take()
+                    t0 = time.perf_counter()
+                    doors[name](q, v)
+                    took = time.perf_counter() - t0
+                    spent = clock.take()
+                    if rep == 0:
+                        continue  # warm-up: plans, caches, connections
+                    times[name].append(took)
+                    if name in python:
+                        python[name].append(took - spent)
+            loads.append(os.getloadavg())
+        p50 = {n: round(1000 * statistics.median(t), 3) for n, t in times.items()}
+        summary: dict[str, Any] = {
+            "label": args.label or args.bundle.name,
+            "bundle": str(args.bundle),
+            "neo4j_version": server_info(driver).version,
+            "rank_plugin": rag.graph.rank_plugin,
+            "questions": len(questions),
+            "passes": args.passes,
+            "k": k,
+            "cpus": os.cpu_count(),
+            "p50_ms": p50,
+            "ratio_to_vector": {n: round(p50[n] / p50["vector"], 3) for n in names},
+            "python_outside_reads_p50_ms": {
+                n: round(1000 * statistics.median(t), 3) for n, t in python.items()
+            },
+            "load": {
+                "before": [round(x, 2) for x in loads[0]],
+                "after_each_pass": [[round(x, 2) for x in load] for load in loads[1:]],
+            },
+        }
+    finally:
+        clock.close()
+        driver.close()
+    print(json.dumps(summary, indent=2))
+    version = summary["neo4j_version"]
+    out = args.out or (
+        REPO / "benchmarks" / "results" / f"doors_{version}_{dt.date.today().isoformat()}.json"
+    )
+    out.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

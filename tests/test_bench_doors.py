@@ -1,0 +1,34 @@
+"""``benchmarks/doors.py`` runs every door on a real server and writes the results file the
+performance docs quote: p50 and ratio to ``VectorRetriever`` for each door, and the load."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from neo4j import Driver
+
+from guidedrag_graph.config import Settings
+from guidedrag_graph.kb import sample_kb_dir
+
+pytestmark = pytest.mark.slow
+
+
+def test_doors_writes_every_door_with_its_ratio(
+    sample_db: Driver, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchmarks.doors import main
+
+    monkeypatch.setenv("NEO4J_URI", settings.neo4j_uri)
+    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j_password.get_secret_value())
+    out = tmp_path / "doors.json"
+    assert main(["--bundle", str(sample_kb_dir()), "--limit", "2", "--passes", "1",
+                 "--out", str(out)]) == 0  # fmt: skip
+    figures = json.loads(out.read_text())
+    required = {"ping", "vector", "default", "question", "guidedretriever"}
+    assert required <= set(figures["p50_ms"]) and required <= set(figures["ratio_to_vector"])
+    assert figures["ratio_to_vector"]["vector"] == 1.0
+    assert all(v > 0 for v in figures["p50_ms"].values())
+    assert figures["questions"] == 2 and len(figures["load"]["after_each_pass"]) == 2
+    assert set(figures["python_outside_reads_p50_ms"]) == {"default", "question"}
