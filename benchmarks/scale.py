@@ -28,6 +28,7 @@ Everything runs on a server this script starts in ``--work`` (deleted and re-cre
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
@@ -287,6 +288,44 @@ def run_paths(
     return rows, truths
 
 
+def planner_interleaved(
+    driver: Driver, settings: Settings, queries: np.ndarray, groups: list[str], passes: int = 5
+) -> dict[str, Any]:
+    """The planner on every selection size and ``RETURN 1``, interleaved per query in a
+    rotating order (after a warm-up pass), so no size is timed first, cold, or in a quieter
+    minute than another: what "latency never falls as the selection grows" and "within 2x of
+    RETURN 1" are read from. ``run_paths`` times each size in turn (a size's paths together), and
+    there the first size timed, ``sel10``, was the slowest at 10k, 100k and 1M chunks; timed
+    interleaved at 10k it is the fastest (5.2 / 5.5 / 6.6 ms for 10 / 100 / 1k, ``RETURN 1``
+    3.5 ms, load 2.1)."""
+    graph = GraphContext.open(settings, driver, SCHEMA)
+    retriever = Retriever(graph)
+    selector = Selector(graph)
+    prepared = {g: selector.prepare(f"source('{g}')").compiled for g in groups}
+    names = [*groups, "ping"]
+    times: dict[str, list[float]] = {n: [] for n in names}
+    load_before = os.getloadavg()
+    for rep in range(passes + 1):
+        for i, q in enumerate(queries):
+            shift = (i + rep) % len(names)
+            for name in names[shift:] + names[:shift]:
+                t0 = time.perf_counter()
+                if name == "ping":
+                    driver.execute_query("RETURN 1", routing_=RoutingControl.READ)
+                else:
+                    retriever.rank(q, prepared[name], k=K)
+                if rep:
+                    times[name].append(time.perf_counter() - t0)
+    p50 = {n: round(1000 * statistics.median(t), 3) for n, t in times.items()}
+    return {
+        "p50_ms": p50,
+        "ratio_to_ping": {n: round(p50[n] / p50["ping"], 3) for n in names},
+        "monotone": all(p50[a] <= p50[b] for a, b in itertools.pairwise(groups)),
+        "load_before": [round(x, 2) for x in load_before],
+        "load_after": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
 def run_size(args: argparse.Namespace, chunks: int) -> dict[str, Any]:
     server, settings, out = load(args, chunks)
     driver = GraphDatabase.driver(server.uri, auth=("neo4j", PASSWORD))
@@ -297,6 +336,7 @@ def run_size(args: argparse.Namespace, chunks: int) -> dict[str, Any]:
         groups = [g for g, n in SELECTION_SOURCES.items() if n * 2 <= chunks]
         rows, truths = run_paths(driver, settings, queries, groups, args, chunks)
         out["rows"] = rows
+        out["planner_interleaved"] = planner_interleaved(driver, settings, queries, groups)
         out["graphrag"] = graphrag_rows(driver, queries, groups, truths, rows, args, out)
         out["version"] = server_info(driver).version
         out["heap"], out["pagecache"] = args.heap, args.pagecache
