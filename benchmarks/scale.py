@@ -295,9 +295,10 @@ def planner_interleaved(
     rotating order (after a warm-up pass), so no size is timed first, cold, or in a quieter
     minute than another: what "latency never falls as the selection grows" and "within 2x of
     RETURN 1" are read from. ``run_paths`` times each size in turn (a size's paths together), and
-    there the first size timed, ``sel10``, was the slowest at 10k, 100k and 1M chunks; timed
-    interleaved at 10k it is the fastest (5.2 / 5.5 / 6.6 ms for 10 / 100 / 1k, ``RETURN 1``
-    3.5 ms, load 2.1)."""
+    there the first size timed, ``sel10``, was the slowest at 10k, 100k and 1M chunks. Timed
+    interleaved at 10k (two runs at load 1.5-2.1, helpers busy) 10 and 100 chunks are within
+    noise of each other: 5.2 / 5.5 / 6.6 ms and 8.7 / 8.3 / 11.2 ms for 10 / 100 / 1k chunks,
+    ``RETURN 1`` 3.5 and 5.7 ms."""
     graph = GraphContext.open(settings, driver, SCHEMA)
     retriever = Retriever(graph)
     selector = Selector(graph)
