@@ -353,7 +353,8 @@ class Retriever:
         settings = self.graph.settings
         k = settings.top_k if k is None else k
         return _Order(
-            vector=[float(x) for x in np.asarray(query_vector, dtype=np.float64).ravel()],
+            # tolist(): the same Python floats as float() of each element, at a tenth the cost
+            vector=np.asarray(query_vector, dtype=np.float64).ravel().tolist(),
             k=k,
             fetch=ranker_named(ranker).fetch(k, fetch_k, settings.mmr_fetch_k),
             ranker=ranker,
