@@ -24,9 +24,9 @@ from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.link_text import KeyIndex, candidate
 
-# The most entities held in-process: about half a kilobyte each (the keys, their dictionaries
-# and what a match needs), so at most some 50 MB, and one read per cache period of a few
-# hundred milliseconds per 20,000 entities. Larger KBs link by query, whose cost does not grow
+# The most entities held in-process: about 650 bytes each (the keys, their dictionaries and
+# what a match needs; tracemalloc on MuSiQue's 19,568 entities), so some 65 MB at the bound, and
+# one read of every entity per cache period. Larger KBs link by query, whose cost does not grow
 # with the KB (index seeks and a capped full-text search).
 MAX_ENTITIES = 100_000
 
