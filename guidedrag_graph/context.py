@@ -113,11 +113,13 @@ class ExpiringCache:
                 return None
             return kept[1]
 
-    def put(self, key: Any, value: Any) -> None:
+    def put(self, key: Any, value: Any, seconds: float | None = None) -> None:
+        """Keep ``value`` for the cache's time (or ``seconds``: a longer-lived companion entry,
+        still forgotten by ``clear()``)."""
         if self.seconds <= 0:
             return
         with self._lock:
-            self._values[key] = (time.monotonic() + self.seconds, value)
+            self._values[key] = (time.monotonic() + (seconds or self.seconds), value)
 
     def clear(self, kind: str | None = None) -> None:
         """Forget everything, or only the answers of one kind (``"entity"``: resolved names;

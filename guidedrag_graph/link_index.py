@@ -6,8 +6,11 @@ span is matched against — each entity's ``name_key``, alias keys, their ``fold
 the bases of disambiguated names — are read by one query (``cypher/link_index.cypher``) into a
 :class:`~guidedrag_graph.link_text.KeyIndex`, kept in the context's data cache like resolved
 names: reused for ``GUIDEDRAG_RESOLUTION_CACHE_S`` seconds, then read again (``graph.data.clear()``
-forgets it at once). A load or a wipe by another tool (or a driver of its own) is therefore seen
-when the cache expires; a context opened after it sees it at once. With the cache off (0 s) the
+forgets it at once). The read after expiry runs on a thread of its own while questions are still
+answered from the expired index (for up to :data:`STALE_PERIODS` periods), so no question waits
+for it; only the first question, and the first after ``clear()``, waits for the read. A load or
+a wipe by another tool (or a driver of its own) is therefore seen a moment after the cache
+expires; a context opened after it sees it at once. With the cache off (0 s) the
 index is never kept, and the linker asks Neo4j per question as before.
 
 Memory is bounded without a setting: a KB with more than :data:`MAX_ENTITIES` entities is not
@@ -31,6 +34,10 @@ from guidedrag_graph.link_text import KeyIndex, candidate
 MAX_ENTITIES = 100_000
 
 CACHE_KIND = "link_index"
+# An expired index is still answered from, while a fresh one is read in the background, for up
+# to this many cache periods (then, or after clear(), the next question waits for the read).
+STALE_KIND = "link_index_stale"
+STALE_PERIODS = 10
 
 
 @dataclass(frozen=True)
@@ -80,11 +87,45 @@ def held_index(
         return None
     key = (CACHE_KIND, mention_cap, max_entities)
     held: HeldIndex | None = cache.get(key)
-    if held is None:
-        # One reader per context: questions arriving together wait for the same load.
-        with graph.fact("link_index_lock", threading.Lock):
-            held = cache.get(key)
-            if held is None:
-                held = load_index(graph, mention_cap, max_entities)
-                cache.put(key, held)
+    if held is not None:
+        return held.index
+    stale: HeldIndex | None = cache.get((STALE_KIND, *key[1:]))
+    if stale is not None:
+        # Expired but recent: answer from it and read the new one on a thread of its own, so
+        # no question waits for the reload (0.4-0.5 s on MuSiQue) once per cache period.
+        _reload_in_background(graph, key, mention_cap, max_entities)
+        return stale.index
+    # Nothing held (first question, or after clear()): one reader per context, and questions
+    # arriving together wait for the same load.
+    with graph.fact("link_index_lock", threading.Lock):
+        held = cache.get(key)
+        if held is None:
+            held = _load_and_keep(graph, key, mention_cap, max_entities)
     return held.index
+
+
+def _load_and_keep(
+    graph: GraphContext, key: tuple[str, int, int], mention_cap: int, max_entities: int
+) -> HeldIndex:
+    held = load_index(graph, mention_cap, max_entities)
+    graph.data.put(key, held)
+    graph.data.put((STALE_KIND, *key[1:]), held, seconds=STALE_PERIODS * graph.data.seconds)
+    return held
+
+
+def _reload_in_background(
+    graph: GraphContext, key: tuple[str, int, int], mention_cap: int, max_entities: int
+) -> None:
+    busy = graph.fact("link_index_reloading", threading.Lock)
+    if not busy.acquire(blocking=False):
+        return  # a reload is already on its way
+
+    def reload() -> None:
+        try:
+            _load_and_keep(graph, key, mention_cap, max_entities)
+        except Exception:  # the next question reads it in the foreground, and sees the error
+            graph.data.clear(STALE_KIND)
+        finally:
+            busy.release()
+
+    threading.Thread(target=reload, name="guidedrag-link-index", daemon=True).start()
