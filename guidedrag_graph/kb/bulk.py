@@ -22,6 +22,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.db import connect
 from guidedrag_graph.errors import ConfigurationError, EmbeddingError
 from guidedrag_graph.kb.bundle import Bundle
+from guidedrag_graph.kb.bundle_parallel import default_workers
 from guidedrag_graph.kb.bundle_reader import read_bundle
 from guidedrag_graph.kb.import_files import ARRAY_DELIMITER, ImportFiles, write_import_files
 from guidedrag_graph.kb.load_report import LoadReport
@@ -50,7 +51,7 @@ def bulk_load(
 ) -> LoadReport:
     """Offline import of ``path`` into ``server``'s empty database, then migrations."""
     started = time.perf_counter()
-    bundle = read_bundle(path)
+    bundle = read_bundle(path, workers=default_workers())
     _check_importable(bundle, settings)
     report = LoadReport.after_reading(bundle, schema, started)
     if server.status().running:
