@@ -125,8 +125,10 @@ def _print_report(report: LoadReport, bundle_dir: Path, as_json: bool) -> None:
         f"{report.timings.get('total', 0.0):.1f}s ({report.chunks_per_second:.0f} chunks/s)"
     )
     if "import" in report.timings:
+        t = report.timings
         click.echo(
-            f"bulk: CSV {report.timings['csv']:.1f}s, offline import "
-            f"{report.timings['import']:.1f}s, restart {report.timings['restart']:.1f}s, "
-            f"indexes online {report.timings['indexes']:.1f}s"
+            f"bulk: read {t.get('read', 0.0):.1f}s, CSV {t['csv']:.1f}s, offline import "
+            f"{t['import']:.1f}s, restart {t['restart']:.1f}s, indexes online "
+            f"{t['indexes']:.1f}s (migrations {t.get('migrations', 0.0):.1f}s, index "
+            f"population {t.get('index_population', 0.0):.1f}s)"
         )

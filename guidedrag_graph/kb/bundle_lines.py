@@ -60,38 +60,42 @@ def json_lines(path: Path, errors: Problems) -> Iterator[tuple[str, dict[str, An
         return
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
+            parsed = parse_line(raw, first=number == 1)
+            if parsed is None:
+                continue
             where = f"{path.name}:{number}"
-            if number == 1 and raw.startswith(_UTF8_BOM):
-                raw = raw[len(_UTF8_BOM) :]
-            if raw.startswith(_UTF8_BOM):
-                # U+FEFF inside a JSON string is text; at the start of a later line it is a
-                # byte-order mark left by concatenating files.
-                errors.add(where, "byte-order mark (U+FEFF) at the start of the line; remove it")
+            if isinstance(parsed, str):
+                errors.add(where, parsed)
                 errors.unreadable.add(path.name)
                 continue
-            if not raw.strip():
-                continue
-            try:
-                obj = orjson.loads(raw)
-            except orjson.JSONDecodeError as exc:
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as bad:
-                    errors.add(
-                        where,
-                        f"not UTF-8 ({bad.reason} at byte {bad.start + 1}); re-save the file "
-                        f"as UTF-8",
-                    )
-                    errors.unreadable.add(path.name)
-                    continue
-                errors.add(where, _json_problem(text, exc))
-                errors.unreadable.add(path.name)
-                continue
-            if not isinstance(obj, dict):
-                errors.add(where, f"expected a JSON object, got {type(obj).__name__}")
-                errors.unreadable.add(path.name)
-                continue
-            yield where, obj
+            yield where, parsed
+
+
+def parse_line(raw: bytes, *, first: bool) -> dict[str, Any] | str | None:
+    """One line as a JSON object; None for a blank line, or why it cannot be read.
+
+    ``first``: the file's first line, where a byte-order mark is accepted. Any problem makes
+    the file *unreadable* in :class:`Problems`' sense (references into it may be knock-ons).
+    """
+    if first and raw.startswith(_UTF8_BOM):
+        raw = raw[len(_UTF8_BOM) :]
+    if raw.startswith(_UTF8_BOM):
+        # U+FEFF inside a JSON string is text; at the start of a later line it is a
+        # byte-order mark left by concatenating files.
+        return "byte-order mark (U+FEFF) at the start of the line; remove it"
+    if not raw.strip():
+        return None
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            return f"not UTF-8 ({bad.reason} at byte {bad.start + 1}); re-save the file as UTF-8"
+        return _json_problem(text, exc)
+    if not isinstance(obj, dict):
+        return f"expected a JSON object, got {type(obj).__name__}"
+    return obj
 
 
 def _json_problem(text: str, exc: Exception) -> str:

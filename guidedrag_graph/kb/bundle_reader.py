@@ -13,6 +13,7 @@ that matches nothing becomes a new entity whose id is ``name_key(name)``.
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -40,15 +41,35 @@ from guidedrag_graph.kb.bundle_lines import (
     json_lines,
     validated_rows,
 )
+from guidedrag_graph.kb.bundle_parallel import (
+    PARALLEL_MIN_BYTES,
+    ParsedEmbedding,
+    embedding_problem,
+    parsed_chunk_lines,
+)
 from guidedrag_graph.schema import name_key
 
-_NUMBER_TYPES = frozenset({float, int})
 _VECTOR_BLOCK = 8192
 
 
-def read_bundle(path: str | Path) -> Bundle:
-    """Read and validate a bundle directory; ``BundleError`` lists ``file:line`` problems."""
-    root = Path(path)
+def read_bundle(path: str | Path, *, workers: int = 1) -> Bundle:
+    """Read and validate a bundle directory; ``BundleError`` lists ``file:line`` problems.
+
+    ``workers`` > 1 parses a large ``chunks.jsonl`` (JSON and embeddings) in that many worker
+    processes; the result, and every problem reported, is the same.
+    """
+    # Millions of long-lived row objects and no reference cycles: the cyclic collector would
+    # re-walk them all again and again as they accumulate, for nothing.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _read_bundle(Path(path), workers)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _read_bundle(root: Path, workers: int) -> Bundle:
     if not root.is_dir():
         raise BundleError(f"{root}: not a directory; a KB bundle is a folder of .jsonl files")
     for required in ("documents.jsonl", "chunks.jsonl"):
@@ -58,7 +79,7 @@ def read_bundle(path: str | Path) -> Bundle:
     manifest = _read_manifest(root / "bundle.json", errors)
     documents, document_lines = _read_documents(root / "documents.jsonl", errors)
     entities = _EntityTable(root / "entities.jsonl", errors)
-    chunks = _Chunks(root / "chunks.jsonl", errors, document_lines, entities)
+    chunks = _Chunks(root / "chunks.jsonl", errors, document_lines, entities, workers)
     relations = _read_relations(root / "relations.jsonl", errors, chunks.lines, entities)
     questions = _read_questions(root / "questions.jsonl", errors, chunks.lines)
     if chunks.dims is not None and manifest.embedding_dimensions not in (None, chunks.dims[0]):
@@ -204,13 +225,16 @@ class _Chunks:
         errors: Problems,
         document_lines: dict[str, str],
         entities: _EntityTable,
+        workers: int = 1,
     ) -> None:
         self.rows: list[ChunkRow] = []
         self.lines: dict[str, str] = {}
         self.entity_ids: dict[str, list[str]] = {}
         self.dims: tuple[int, str] | None = None  # the first embedding's length, and its line
         vectors = _Vectors()
-        for where, obj in json_lines(path, errors):
+        parallel = workers > 1 and path.is_file() and path.stat().st_size >= PARALLEL_MIN_BYTES
+        lines = parsed_chunk_lines(path, errors, workers) if parallel else json_lines(path, errors)
+        for where, obj in lines:
             raw_embedding = obj.pop("embedding", None)
             try:
                 chunk = ChunkRow.model_validate(obj)
@@ -229,7 +253,13 @@ class _Chunks:
             if raw_embedding is not None:
                 if not self._check_embedding(raw_embedding, where, errors):
                     continue
-                vectors.add(raw_embedding, len(self.rows))
+                row = (
+                    raw_embedding.row
+                    if isinstance(raw_embedding, ParsedEmbedding)
+                    else raw_embedding
+                )
+                if row is not None:  # None only with a problem, refused above
+                    vectors.add(row, len(self.rows))
             self.lines[chunk.id] = where
             self.rows.append(chunk)
             ids = [entities.resolve(ref) for ref in chunk.entities if ref.strip()]
@@ -237,16 +267,20 @@ class _Chunks:
         self.embeddings = vectors.checked(self.rows, self.lines, errors)
 
     def _check_embedding(self, raw: Any, where: str, errors: Problems) -> bool:
-        problem = _embedding_problem(raw)
+        if isinstance(raw, ParsedEmbedding):  # checked by a worker (bundle_parallel)
+            problem, length = raw.problem, raw.length
+        else:
+            problem = embedding_problem(raw)
+            length = len(raw) if problem is None else 0
         if problem is not None:
             errors.add(where, problem)
             return False
         if self.dims is None:
-            self.dims = (len(raw), where)
-        elif len(raw) != self.dims[0]:
+            self.dims = (length, where)
+        elif length != self.dims[0]:
             errors.add(
                 where,
-                f"embedding has {len(raw)} dimensions but {self.dims[1]} has {self.dims[0]}; "
+                f"embedding has {length} dimensions but {self.dims[1]} has {self.dims[0]}; "
                 f"all precomputed embeddings must have the same length",
             )
             return False
@@ -257,15 +291,16 @@ class _Vectors:
     """Precomputed embeddings, converted to float32 a block at a time as they are read.
 
     Python float lists cost ~12 KB per 384-d vector: converting every block as we go means a
-    million-chunk bundle needs 1.5 GB of vectors, not 12 GB of lists.
+    million-chunk bundle needs 1.5 GB of vectors, not 12 GB of lists. A row may also come
+    already converted (a float32 array from a worker): the block conversion keeps it as is.
     """
 
     def __init__(self) -> None:
-        self.raw: list[list[float]] = []
+        self.raw: list[list[float] | np.ndarray] = []
         self.blocks: list[np.ndarray] = []
         self.chunk_indexes: list[int] = []  # index into the chunk rows of each vector
 
-    def add(self, raw: list[float], chunk_index: int) -> None:
+    def add(self, raw: list[float] | np.ndarray, chunk_index: int) -> None:
         self.raw.append(raw)
         self.chunk_indexes.append(chunk_index)
         if len(self.raw) == _VECTOR_BLOCK:
@@ -331,15 +366,6 @@ def _read_questions(path: Path, errors: Problems, chunk_lines: dict[str, str]) -
         lines[q.id] = where
         questions.append(q)
     return questions
-
-
-def _embedding_problem(value: Any) -> str | None:
-    """Why a raw embedding is not a flat list of numbers, or None (checked at C speed)."""
-    if not isinstance(value, list) or not value:
-        return "embedding must be a non-empty list of numbers"
-    if not set(map(type, value)) <= _NUMBER_TYPES:
-        return "embedding must contain numbers only"
-    return None
 
 
 def _embedding_matrix(

@@ -5,6 +5,12 @@ The same labels, relationship types and directions from the schema mapping, the 
 ``name_key``/``alias_keys``, predicate text, ``source_chunk``), and predicates that would collide
 with structural types prefixed the same way. One writer per file; each returns the importer's
 ``--nodes``/``--relationships`` argument for it.
+
+The embeddings column is most of the bytes (384 doubles a chunk): it is formatted a block of
+chunks at a time by orjson (C, shortest round-trip repr of each float64), not float by float in
+Python. Files whose fields hold a line break are recorded in :class:`ImportFiles`, so the
+importer parses only those single-threaded (``--multiline-fields`` for every file serialises
+the whole import).
 """
 
 from __future__ import annotations
@@ -12,10 +18,12 @@ from __future__ import annotations
 import csv
 import datetime as dt
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
 from guidedrag_graph.errors import BundleError, ConfigurationError
 from guidedrag_graph.kb.bundle import RESERVED_PREFIX, Bundle
@@ -24,6 +32,38 @@ from guidedrag_graph.schema import SchemaMapping
 
 ARRAY_DELIMITER = ";"
 _CSV_TYPES = {bool: "boolean", int: "long", float: "double", str: "string"}
+_EMBEDDING_BLOCK = 2048  # chunks formatted per orjson call (~40 MB of text at 384-d)
+
+
+@dataclass
+class ImportFiles:
+    """The importer's ``--nodes``/``--relationships`` arguments, and the files with line breaks.
+
+    ``multiline`` names the files that hold a field spanning lines: only those need the
+    importer's (single-threaded) multiline parsing.
+    """
+
+    arguments: list[str] = field(default_factory=list)
+    multiline: list[Path] = field(default_factory=list)
+
+
+def embedding_cells(matrix: np.ndarray) -> list[str]:
+    """Each row of a float32 matrix as the importer's ``double[]`` cell: ``v1;v2;...``.
+
+    Each value is the float32 widened to float64, written as the shortest decimal that parses
+    back to that very double (``Double.parseDouble`` in the importer is correctly rounded): the
+    doubles stored are exactly those the transactional loader stores (``toFloatList`` of the
+    float32 vector). The shortest *float32* decimal would be shorter but parses to another
+    double (0.1f is 0.10000000149011612, not 0.1).
+    """
+    if matrix.shape[0] == 0:
+        return []
+    wide = np.ascontiguousarray(matrix, dtype=np.float64)
+    if not np.isfinite(wide).all():
+        raise BundleError("an embedding holds NaN or infinity: it cannot be imported")
+    text = orjson.dumps(wide, option=orjson.OPT_SERIALIZE_NUMPY)
+    # b"[[a,b],[c,d]]" -> "a;b" and "c;d": numbers hold no "," "[" or "]".
+    return text[2:-2].replace(b",", b";").decode("ascii").split("];[")
 
 
 def _header_name(name: str) -> str:
@@ -74,30 +114,50 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _write(path: Path, header: list[str], rows: Iterator[list[Any]]) -> int:
-    count = 0
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
-        writer.writerow(header)
-        for row in rows:
-            writer.writerow([_cell(v) for v in row])
-            count += 1
-    return count
+def _has_line_break(row: list[Any]) -> bool:
+    return any(isinstance(v, str) and ("\n" in v or "\r" in v) for v in row)
 
 
-def write_import_files(bundle: Bundle, schema: SchemaMapping, out: Path) -> list[str]:
-    """The bundle as importer CSV files; returns the ``--nodes``/``--relationships`` arguments."""
+class _Files:
+    """Where the files go, and which of them hold a field with a line break."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.multiline: list[Path] = []
+
+    def write(
+        self, name: str, header: list[str], rows: Iterable[list[Any]], *, plain: bool = False
+    ) -> Path:
+        """Write ``rows`` under ``header``; ``plain`` rows hold ids only (no cell conversion)."""
+        path = self.out / name
+        multiline = False
+        with path.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.writer(handle, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
+            writer.writerow(header)
+            for row in rows:
+                cells = row if plain else [_cell(v) for v in row]
+                multiline = multiline or _has_line_break(cells)
+                writer.writerow(cells)
+        if multiline:
+            self.multiline.append(path)
+        return path
+
+
+def write_import_files(bundle: Bundle, schema: SchemaMapping, out: Path) -> ImportFiles:
+    """The bundle as importer CSV files, with the importer's arguments for them."""
     out.mkdir(parents=True, exist_ok=True)
-    return [
-        _documents(bundle, schema, out),
-        _entities(bundle, schema, out),
-        _chunks(bundle, schema, out),
-        *_lexical_relationships(bundle, schema, out),
-        _relations(bundle, schema, out),
+    files = _Files(out)
+    arguments = [
+        _documents(bundle, schema, files),
+        _entities(bundle, schema, files),
+        _chunks(bundle, schema, files),
+        *_lexical_relationships(bundle, schema, files),
+        _relations(bundle, schema, files),
     ]
+    return ImportFiles(arguments, files.multiline)
 
 
-def _documents(bundle: Bundle, s: SchemaMapping, out: Path) -> str:
+def _documents(bundle: Bundle, s: SchemaMapping, files: _Files) -> str:
     h = _header_name
     meta = _metadata_columns((d.metadata for d in bundle.documents), "documents.jsonl")
     header = [
@@ -112,10 +172,10 @@ def _documents(bundle: Bundle, s: SchemaMapping, out: Path) -> str:
         [d.id, d.title, d.source, d.date, *(d.metadata.get(k) for k in meta), s.document_label]
         for d in bundle.documents
     )
-    return _nodes(out / "documents.csv", header, rows)
+    return f"--nodes={files.write('documents.csv', header, rows)}"
 
 
-def _entities(bundle: Bundle, s: SchemaMapping, out: Path) -> str:
+def _entities(bundle: Bundle, s: SchemaMapping, files: _Files) -> str:
     h = _header_name
     header = [
         f"{h(s.entity_id)}:ID(Entity)",
@@ -140,37 +200,29 @@ def _entities(bundle: Bundle, s: SchemaMapping, out: Path) -> str:
         ]
         for e in bundle.entities
     )
-    return _nodes(out / "entities.csv", header, rows)
+    return f"--nodes={files.write('entities.csv', header, rows)}"
 
 
-def _nodes(path: Path, header: list[str], rows: Iterator[list[Any]]) -> str:
-    """Write one node file; returns its ``--nodes`` argument."""
-    _write(path, header, rows)
-    return f"--nodes={path}"
-
-
-def _chunks(bundle: Bundle, s: SchemaMapping, out: Path) -> str:
+def _chunks(bundle: Bundle, s: SchemaMapping, files: _Files) -> str:
     h = _header_name
     chunk_meta = _metadata_columns((c.metadata for c in bundle.chunks), "chunks.jsonl")
+    label = s.chunk_label
+    embeddings = bundle.embeddings
 
     def chunk_rows() -> Iterator[list[Any]]:
-        for c in bundle.chunks:
-            vector = bundle.embeddings[c.id]
-            # repr of the float32 value widened to float64: the importer parses it back to the
-            # very double the transactional loader stores (toFloatList of the float32 vector).
-            cells = ARRAY_DELIMITER.join(map(repr, vector.astype(np.float64).tolist()))
-            yield [
-                c.id,
-                c.text,
-                c.position,
-                c.document_id,
-                cells,
-                *(c.metadata.get(k) for k in chunk_meta),
-                s.chunk_label,
-            ]
+        chunks = bundle.chunks
+        for start in range(0, len(chunks), _EMBEDDING_BLOCK):
+            block = chunks[start : start + _EMBEDDING_BLOCK]
+            cells = embedding_cells(np.stack([embeddings[c.id] for c in block]))
+            for c, vector in zip(block, cells, strict=True):
+                row = [c.id, c.text, c.position, c.document_id, vector]
+                if chunk_meta:
+                    row += [_cell(c.metadata.get(k)) for k in chunk_meta]
+                row.append(label)
+                yield row
 
-    _write(
-        out / "chunks.csv",
+    path = files.write(
+        "chunks.csv",
         [
             f"{h(s.chunk_id)}:ID(Chunk)",
             h(s.chunk_text),
@@ -181,23 +233,27 @@ def _chunks(bundle: Bundle, s: SchemaMapping, out: Path) -> str:
             ":LABEL",
         ],
         chunk_rows(),
+        # ids, text and labels are strings, position an int or None: nothing to convert
+        # but the metadata, converted above.
+        plain=True,
     )
-    return f"--nodes={out / 'chunks.csv'}"
+    return f"--nodes={path}"
 
 
-def _lexical_relationships(bundle: Bundle, s: SchemaMapping, out: Path) -> list[str]:
+def _lexical_relationships(bundle: Bundle, s: SchemaMapping, files: _Files) -> list[str]:
     """PART_OF, MENTIONS (in the mapping's direction) and, where mapped, NEXT_CHUNK."""
     h = _header_name
     args: list[str] = []
-    _write(
-        out / "part_of.csv",
+    path = files.write(
+        "part_of.csv",
         [":START_ID(Chunk)", ":END_ID(Document)", ":TYPE"],
         ([c.id, c.document_id, s.part_of_type] for c in bundle.chunks),
+        plain=True,
     )
-    args.append(f"--relationships={out / 'part_of.csv'}")
+    args.append(f"--relationships={path}")
     mentions_out = s.mentions_direction == "out"
-    _write(
-        out / "mentions.csv",
+    path = files.write(
+        "mentions.csv",
         [":START_ID(Chunk)", ":END_ID(Entity)"]
         if mentions_out
         else [":START_ID(Entity)", ":END_ID(Chunk)"],
@@ -206,19 +262,21 @@ def _lexical_relationships(bundle: Bundle, s: SchemaMapping, out: Path) -> list[
             for c, ids in bundle.chunk_entity_ids.items()
             for e in ids
         ),
+        plain=True,
     )
-    args.append(f"--relationships={h(s.mentions_type)}={out / 'mentions.csv'}")
+    args.append(f"--relationships={h(s.mentions_type)}={path}")
     if s.next_chunk_type:
-        _write(
-            out / "next_chunk.csv",
+        path = files.write(
+            "next_chunk.csv",
             [":START_ID(Chunk)", ":END_ID(Chunk)"],
             ([p["a"], p["b"]] for p in next_chunk_pairs(bundle.chunks)),
+            plain=True,
         )
-        args.append(f"--relationships={h(s.next_chunk_type)}={out / 'next_chunk.csv'}")
+        args.append(f"--relationships={h(s.next_chunk_type)}={path}")
     return args
 
 
-def _relations(bundle: Bundle, s: SchemaMapping, out: Path) -> str:
+def _relations(bundle: Bundle, s: SchemaMapping, files: _Files) -> str:
     """Entity relations, as types or as a property of the mapping's one generic type."""
     h = _header_name
     reserved = s.structural_relationship_types | (
@@ -244,5 +302,4 @@ def _relations(bundle: Bundle, s: SchemaMapping, out: Path) -> str:
     if s.relation_mode == "property":
         rel_header.append(h(s.relation_type_property))
     rel_header += [h(s.relation_text_property), h(s.relation_chunk_property)]
-    _write(out / "relations.csv", rel_header, relation_rows())
-    return f"--relationships={out / 'relations.csv'}"
+    return f"--relationships={files.write('relations.csv', rel_header, relation_rows())}"
