@@ -274,7 +274,7 @@ def indexed_spans(question: str, max_words: int, index: KeyIndex) -> list[tuple[
     caps = [w[0].isupper() and not s for w, s in zip(words, stop, strict=True)]
     possessive = [bool(POSSESSIVE.search(w)) for w in words]
     joined = [question[ends[k] : starts[k + 1]] in (" ", "-") for k in range(count - 1)]
-    ascii_from = count  # spans starting at or after this token are ASCII to the question's end
+    # Spans starting at or after token ``ascii_from`` are ASCII to the question's end.
     if question.isascii():
         ascii_from = 0
     else:

@@ -180,6 +180,7 @@ class _Builder:
                 if len(chain) == 1:  # A | A is A
                     self.index[node] = self.index[chain[0]]
                     continue
+                assert isinstance(node, A.BinaryOp)
                 text = self.many(node, chain, i)
             elif group is not None:
                 text = self.leaf(A.Entities(("",)), i, self.merged(group))
@@ -195,8 +196,9 @@ class _Builder:
             self.index[node] = i
         return self.index[expr]
 
-    def binary(self, expr: A.BinaryOp, i: int) -> str:
-        left, right = self.index[expr.left], self.index[expr.right]
+    def binary(self, expr: A.BinaryOp, i: int, operands: tuple[int, int] | None = None) -> str:
+        """``expr``'s own operation on two compiled nodes (default: its left and right)."""
+        left, right = operands or (self.index[expr.left], self.index[expr.right])
         variables = {
             "lhs": f"s{left}",
             "rhs": f"s{right}",
@@ -238,20 +240,12 @@ class _Builder:
         unique = list(dict.fromkeys(operands))
         return unique if len(unique) != 2 or len(operands) != 2 else None
 
-    def many(self, expr: A.Expr, operands: list[A.Expr], i: int) -> str:
-        """A chain as one clause (``set_many``); two operands left use the binary fragment."""
+    def many(self, expr: A.BinaryOp, operands: list[A.Expr], i: int) -> str:
+        """A chain as one clause (``set_many``, whose variants are named like ``set_op``'s);
+        two operands left use the binary fragment."""
         idx = [self.index[op] for op in operands]
-        op = "union" if isinstance(expr, A.Union) else "intersect"
         if len(idx) == 2:
-            variables = {
-                "lhs": f"s{idx[0]}",
-                "rhs": f"s{idx[1]}",
-                "tl": f"t{idx[0]}",
-                "tr": f"t{idx[1]}",
-                "s": f"s{i}",
-                "t": f"t{i}",
-            }
-            return T.fragment("set_op", "set", self.schema, variables=variables, variant={"op": op})
+            return self.binary(expr, i, (idx[0], idx[1]))
         lists = {"operands": [f"s{j}" for j in idx], "flags": [f"t{j}" for j in idx]}
         return T.fragment(
             "set_many",
@@ -259,7 +253,7 @@ class _Builder:
             self.schema,
             variables={"s": f"s{i}", "t": f"t{i}"},
             lists=lists,
-            variant={"op": op},
+            variant=expr.variant,
         )
 
     def entity_group(self, expr: A.Expr) -> tuple[A.Expr, ...] | None:
