@@ -44,7 +44,7 @@ sys.path.insert(0, str(REPO))
 
 from neo4j_graphrag.retrievers import VectorRetriever  # noqa: E402
 
-from guidedrag_graph import db  # noqa: E402
+from guidedrag_graph import db, templates  # noqa: E402
 from guidedrag_graph.config import Settings  # noqa: E402
 from guidedrag_graph.db import connect, server_info  # noqa: E402
 from guidedrag_graph.embeddings import embedder_for  # noqa: E402
@@ -133,10 +133,9 @@ def main(argv: list[str] | None = None) -> int:
         guided = GuidedRetriever(driver, settings, rag=rag)
         linker = EntityLinker(rag.graph)
         k = args.k
+        ping = templates.query("connection_check")  # RETURN 1
         doors: dict[str, Door] = {
-            "ping": lambda q, v: driver.execute_query(
-                "RETURN 1", database_=settings.neo4j_database
-            ),
+            "ping": lambda q, v: driver.execute_query(ping, database_=settings.neo4j_database),
             "vector": lambda q, v: vector.search(query_vector=v, top_k=k),
             "default": lambda q, v: rag.retrieve(
                 q.question, semantics=q.semantics, query_vector=v, k=k

@@ -304,6 +304,7 @@ def planner_interleaved(
     selector = Selector(graph)
     prepared = {g: selector.prepare(f"source('{g}')").compiled for g in groups}
     names = [*groups, "ping"]
+    ping = templates.query("connection_check")  # RETURN 1
     times: dict[str, list[float]] = {n: [] for n in names}
     load_before = os.getloadavg()
     for rep in range(passes + 1):
@@ -312,7 +313,7 @@ def planner_interleaved(
             for name in names[shift:] + names[:shift]:
                 t0 = time.perf_counter()
                 if name == "ping":
-                    driver.execute_query("RETURN 1", routing_=RoutingControl.READ)
+                    driver.execute_query(ping, routing_=RoutingControl.READ)
                 else:
                     retriever.rank(q, prepared[name], k=K)
                 if rep:

@@ -47,6 +47,7 @@ from guidedrag_graph.kb import load_bundle, read_bundle, sample_kb_dir  # noqa: 
 from guidedrag_graph.schema import PRESETS  # noqa: E402
 from guidedrag_graph.selection import Expr, Selector, khop, near  # noqa: E402
 from guidedrag_graph.templates import query  # noqa: E402
+from guidedrag_graph.testing.selection_fuzz import running_transactions  # noqa: E402
 
 # The timeout, the cost bound's refusal, and the memory limit's (a query that would overdraw the
 # transactions' share of the heap fails instead of pushing the server into GC pauses).
@@ -202,9 +203,7 @@ def run(
     def watch() -> None:
         while not stop.is_set():
             try:
-                rows = probe_driver.execute_query(
-                    _SHOW_TRANSACTIONS, database_=settings.neo4j_database
-                ).records
+                rows = running_transactions(probe_driver, settings.neo4j_database)
             except Exception:
                 rows = []
             with lock:
@@ -236,17 +235,9 @@ def run(
     return figures
 
 
-# Every transaction but this poll's own (a query being parsed shows no text yet).
-_SHOW_TRANSACTIONS = (
-    "SHOW TRANSACTIONS YIELD currentQuery, elapsedTime "
-    "WHERE currentQuery IS NULL OR NOT currentQuery STARTS WITH 'SHOW TRANSACTIONS' "
-    "RETURN elapsedTime.milliseconds AS ms"
-)
-
-
 def _running(driver: Driver, settings: Settings) -> bool:
     try:
-        rows = driver.execute_query(_SHOW_TRANSACTIONS, database_=settings.neo4j_database).records
+        rows = running_transactions(driver, settings.neo4j_database)
         return any(float(r["ms"]) > 500 for r in rows)
     except Exception:
         return False
