@@ -59,6 +59,16 @@ def fold(text: str) -> str:
     return " ".join(_NON_WORD.sub(" ", letters).split())
 
 
+def fold_key(key: str) -> str:
+    """:func:`fold` of a ``name_key`` (equal to ``fold(key)``): an ASCII key is its own
+    ``name_key``, so only the punctuation step is left to do (the linker's hot path)."""
+    if key.isascii():
+        if key.replace(" ", "").isalnum():
+            return key
+        return " ".join(_NON_WORD.sub(" ", key).split())
+    return fold(key)
+
+
 @dataclass(frozen=True)
 class Span:
     """Words ``start``..``end`` (exclusive) of the question, with the keys it may match."""
@@ -295,10 +305,10 @@ def indexed_spans(question: str, max_words: int, index: KeyIndex) -> list[tuple[
                 continue
             text = question[starts[i] : ends[j - 1]]
             key = name_key(text)
-            folded_key = fold(key)
+            folded_key = fold_key(key)
             if possessive[j - 1]:
                 keys = frozenset(k for k in (key, name_key(POSSESSIVE.sub("", text))) if k)
-                folded = frozenset(fold(k) for k in keys)
+                folded = frozenset(fold_key(k) for k in keys)
                 hit = not known.isdisjoint(keys) or not known.isdisjoint(folded)
             else:
                 hit = bool(key) and (key in known or folded_key in known)

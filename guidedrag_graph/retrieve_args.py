@@ -160,9 +160,11 @@ def check_inputs(
     query_vector: object,
     settings: Settings,
     driver: Driver,
-) -> None:
-    """Every bound of ``retrieve()``'s free-form inputs, each a one-line ConfigurationError."""
+) -> np.ndarray | None:
+    """Every bound of ``retrieve()``'s free-form inputs, each a one-line ConfigurationError;
+    the query vector as the float32 array it ranks by (None: the question is embedded)."""
     check_question(question, settings)
     check_k(k, settings)
-    if query_vector is not None:
-        check_query_vector(query_vector, index_dimensions(driver, settings))
+    if query_vector is None:
+        return None
+    return check_query_vector(query_vector, index_dimensions(driver, settings))

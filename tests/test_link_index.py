@@ -11,6 +11,9 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
@@ -18,11 +21,14 @@ from guidedrag_graph.context import GraphContext
 from guidedrag_graph.link_text import (
     KeyIndex,
     candidate,
+    fold,
+    fold_key,
     indexed_spans,
     matched_spans,
     question_spans,
 )
 from guidedrag_graph.linking import EntityLinker
+from guidedrag_graph.schema import name_key
 from tests.probes import CountingDriver
 from tests.test_linking import linker_kb  # noqa: F401  (the fixture)
 
@@ -142,8 +148,6 @@ def test_a_kb_above_the_bound_is_not_held_and_is_linked_by_query(
 
 
 def _candidate(name: str, aliases: tuple[str, ...] = (), mentions: int = 1) -> dict[str, object]:
-    from guidedrag_graph.schema import name_key
-
     return {
         "name": name,
         "name_key": name_key(name),
@@ -186,3 +190,16 @@ def test_indexed_spans_equal_the_spans_matched_one_by_one() -> None:
         for span, found in indexed_spans(texts[0], 12, index)
         for _, sense in found
     } >= {("U.S", "U.S."), ("United States", "U.S."), ("New York City's", "New York City")}
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_fold_key_of_a_name_key_is_its_fold(text: str) -> None:
+    """The linker's shortcut (a key already in ``name_key`` form skips it again) folds alike."""
+    key = name_key(text)
+    assert fold_key(key) == fold(key)
+
+
+def test_fold_key_on_punctuation_accents_and_spaces() -> None:
+    for text in ("Aschenbrödel", "St. Louis-Park", "  AC/DC  ", "Ελλάδα", "l'Île", "R&B", "x"):
+        assert fold_key(name_key(text)) == fold(name_key(text)) == fold(text)

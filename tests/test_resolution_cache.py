@@ -126,3 +126,30 @@ def test_a_hard_selection_costs_one_round_trip_and_brings_its_size(
                 "Who is both?", "entity('Ada Lovelace') & entity('Paris')", steering="hard"
             )
         assert empty.selection_size == 0 and empty.abstained and empty.chunks == []
+
+
+def test_a_question_asked_again_reuses_its_compiled_tiers_until_the_cache_expires(
+    tiny_kb: Driver, settings: Settings, embedder: Embedder
+) -> None:
+    """The compiled tiers (and their cost check) are kept with the names they were compiled
+    from: the same plan and resolution give the same object, an expired cache a new one, and
+    the ranking is the same either way."""
+    from guidedrag_graph.steering.boosts import prepare_tiers
+    from guidedrag_graph.steering.tiers import plan_auto
+
+    short = settings.model_copy(update={"resolution_cache_s": 0.3})
+    with GuidedRAG(short, driver=tiny_kb, embedder=embedder) as rag:
+        weights = rag.policy.tier_weights(ADA)
+        plan = plan_auto(ADA, weights)
+        assert plan_auto(Semantics(entities=("Ada Lovelace",)), weights) is plan
+        first = prepare_tiers(rag.selector, plan)
+        assert first.compiled is not None and first.text == plan.text()
+        assert prepare_tiers(rag.selector, plan) is first
+        ranked = rag.retrieve("Where was Ada Lovelace born?", semantics=ADA, k=3)
+        time.sleep(0.4)
+        fresh = prepare_tiers(rag.selector, plan)
+        assert fresh is not first
+        assert fresh.compiled is not None and fresh.compiled.cypher == first.compiled.cypher
+        again = rag.retrieve("Where was Ada Lovelace born?", semantics=ADA, k=3)
+    assert [c.id for c in again.chunks] == [c.id for c in ranked.chunks]
+    assert again.selection_text == ranked.selection_text == plan.text()

@@ -89,7 +89,7 @@ def retrieve_auto(
             empty = no_chunk_passes(asked.chunk_filter)
     return RetrievalResult.ranked(
         asked.text,
-        None if prepared.expr is None else prepared.expr.to_text(),
+        prepared.text,
         ranking,
         template=asked.template,
         semantics=asked.semantics,

@@ -158,7 +158,7 @@ class GuidedRAG:
         args = RetrieveArgs.check(
             k=k, ranker=ranker, steering=steering, path=path, threshold=threshold
         )
-        check_inputs(
+        vector = check_inputs(
             question, k=k, query_vector=query_vector, settings=self.settings, driver=self.driver
         )
         chunk_filter = self._chunk_filter(filters)
@@ -177,7 +177,7 @@ class GuidedRAG:
             template=decision.template,
             path=args.path,
             threshold=args.threshold,
-            vector=query_vector,
+            vector=vector,
             chunk_filter=chunk_filter,
             linked=tuple(n.to_dict() for n in prepared_semantics.linked),
             notes=prepared_semantics.notes,

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
+import numpy as np
+
 from guidedrag_graph.retrieval import CompiledSelectionLike
 from guidedrag_graph.retrieval.filters import ChunkFilter
 from guidedrag_graph.selection import Expr
@@ -52,7 +54,8 @@ class Question:
     template: str
     path: str | None
     threshold: float | None
-    vector: Sequence[float] | None  # the caller's embedding of the question, if it has one
+    # the caller's embedding of the question, checked (float32), if it has one
+    vector: np.ndarray | None
     chunk_filter: ChunkFilter | None = None  # filters: the candidates (U) the ranking is over
     linked: tuple[dict[str, str], ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)

@@ -6,6 +6,12 @@ same ``Resolution`` as hard selections; then all tiers compile into ONE Cypher b
 one chunk list per tier (shared sub-expressions computed once), which
 ``cypher/retrieve_boost.cypher`` ranks. A name the KB does not know stops everything before the
 question is embedded: the pipeline abstains, as under hard steering.
+
+A question asked again (or another with the same names and tiers) within
+``GUIDEDRAG_RESOLUTION_CACHE_S`` reuses its compiled tiers: the compiled body and the cost check
+are functions of the tiers and of what their leaves resolved to, so they are kept in the graph's
+expiring cache under exactly that key (the cost check's degrees live there for the same time),
+and a call pays for resolution lookups only.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ class PreparedTiers:
     compiled: CompiledSelection | None  # a boost: ``is_boost``, ``tiers``, ``prelude``
     empty: EmptySelection | None
     expr: A.Boost | None = None
+    text: str | None = None  # ``expr``'s DSL text, made once with the compiled tiers
 
 
 def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
@@ -48,8 +55,15 @@ def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
         return PreparedTiers(None, None)
     expr = plan.boost()
     assert expr is not None
+    cache = selector.graph.data
+    key = ("tiers", expr, tuple(resolved.items()))
+    kept: PreparedTiers | None = cache.get(key)
+    if kept is not None:
+        return kept
     check_cost(
         selector.settings, expr, resolved, selector.resolver.cost_stats
     )  # before the tiers' query is sent
     compiled = compile_plan(expr, resolved, selector.schema, hop_cap=selector.settings.hop_cap)
-    return PreparedTiers(compiled.selection(selector.schema), None, expr)
+    prepared = PreparedTiers(compiled.selection(selector.schema), None, expr, expr.to_text())
+    cache.put(key, prepared)
+    return prepared

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import reduce
+from functools import cached_property, lru_cache, reduce
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -104,11 +104,16 @@ class AutoPlan:
     def is_all(self) -> bool:
         return not self.tiers
 
-    def boost(self) -> Boost | None:
-        """The tiers as a selection expression (None when there is no tier: U)."""
+    @cached_property
+    def _boost(self) -> Boost | None:
         if not self.tiers:
             return None
         return Boost(tuple(Tier(t.expr, t.weight, t.name) for t in self.tiers))
+
+    def boost(self) -> Boost | None:
+        """The tiers as a selection expression (None when there is no tier: U); one object per
+        plan, so a plan asked again hashes and compares by identity (``prepare_tiers``' cache)."""
+        return self._boost
 
     def text(self) -> str:
         """The DSL text: ``boost(entity('x'): 0.3, near('x'): 0.05)``, or ``all()``."""
@@ -138,8 +143,22 @@ def tier_candidates(semantics: Semantics) -> list[tuple[str, Expr]]:
 
 
 def plan_auto(semantics: Semantics | None, weights: TierWeights) -> AutoPlan:
-    """The tiers ``auto`` ranks with; tiers of weight 0 are left out (they boost nothing)."""
+    """The tiers ``auto`` ranks with; tiers of weight 0 are left out (they boost nothing).
+
+    A pure function of two frozen values, kept for the last ``PLANS_KEPT`` pairs: a question
+    asked again gets the same plan object (and its expressions' cached hashes)."""
     semantics = semantics or Semantics()
+    try:
+        return _plan_auto(semantics, weights)
+    except TypeError:  # a field set to a list by model_copy (no validation): not hashable
+        return _plan_auto.__wrapped__(semantics, weights)
+
+
+PLANS_KEPT = 1024
+
+
+@lru_cache(maxsize=PLANS_KEPT)
+def _plan_auto(semantics: Semantics, weights: TierWeights) -> AutoPlan:
     candidates = tier_candidates(semantics)
     tiers = [AutoTier(n, e, weights.of(n)) for n, e in candidates if weights.of(n) > 0.0]
     if not weights.intersects:  # ∩ ⊆ E: graded no higher than E, it changes no chunk's boost
