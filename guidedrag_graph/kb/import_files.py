@@ -8,15 +8,18 @@ with structural types prefixed the same way. One writer per file; each returns t
 
 The embeddings column is most of the bytes (384 doubles a chunk): it is formatted a block of
 chunks at a time by orjson (C, shortest round-trip repr of each float64), not float by float in
-Python. Files whose fields hold a line break are recorded in :class:`ImportFiles`, so the
-importer parses only those single-threaded (``--multiline-fields`` for every file serialises
-the whole import).
+Python, and written as the row's last field straight to the file: it holds only digits, signs,
+``.``, ``e`` and ``;``, so it never needs quoting, and ``csv.writer`` would scan its ~7 KB a
+row for characters to quote (most of the writer's time at 1M chunks). Files whose fields hold a
+line break are recorded in :class:`ImportFiles`, so the importer parses only those
+single-threaded (``--multiline-fields`` for every file serialises the whole import).
 """
 
 from __future__ import annotations
 
 import csv
 import datetime as dt
+import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,16 +129,37 @@ class _Files:
         self.multiline: list[Path] = []
 
     def write(
-        self, name: str, header: list[str], rows: Iterable[list[Any]], *, plain: bool = False
+        self,
+        name: str,
+        header: list[str],
+        rows: Iterable[list[Any]],
+        *,
+        plain: bool = False,
+        raw_last: bool = False,
     ) -> Path:
-        """Write ``rows`` under ``header``; ``plain`` rows hold ids only (no cell conversion)."""
+        """Write ``rows`` under ``header``; ``plain`` rows hold ids only (no cell conversion);
+        with ``raw_last`` each row's last cell is written as it is, unquoted (a vector cell:
+        no delimiter, quote or line break can be in it)."""
         path = self.out / name
         multiline = False
         with path.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
             writer.writerow(header)
+            if raw_last:
+                buffer = io.StringIO()
+                # "\n" as terminator (cut off below): it is what makes a field with a line
+                # break quoted, as in every other file.
+                head = csv.writer(buffer, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
             for row in rows:
                 cells = row if plain else [_cell(v) for v in row]
+                if raw_last:
+                    cells, last = cells[:-1], cells[-1]
+                    multiline = multiline or _has_line_break(cells)
+                    head.writerow(cells)
+                    handle.write(f"{buffer.getvalue()[:-1]},{last}\n")
+                    buffer.seek(0)
+                    buffer.truncate()
+                    continue
                 multiline = multiline or _has_line_break(cells)
                 writer.writerow(cells)
         if multiline:
@@ -215,10 +239,10 @@ def _chunks(bundle: Bundle, s: SchemaMapping, files: _Files) -> str:
             block = chunks[start : start + _EMBEDDING_BLOCK]
             cells = embedding_cells(np.stack([embeddings[c.id] for c in block]))
             for c, vector in zip(block, cells, strict=True):
-                row = [c.id, c.text, c.position, c.document_id, vector]
+                row = [c.id, c.text, c.position, c.document_id]
                 if chunk_meta:
                     row += [_cell(c.metadata.get(k)) for k in chunk_meta]
-                row.append(label)
+                row += (label, vector)
                 yield row
 
     path = files.write(
@@ -228,14 +252,15 @@ def _chunks(bundle: Bundle, s: SchemaMapping, files: _Files) -> str:
             h(s.chunk_text),
             f"{h(s.chunk_position)}:long",
             "document_id",
-            f"{h(s.chunk_embedding)}:double[]",
             *(f"{h(k)}:{t}" for k, t in chunk_meta.items()),
             ":LABEL",
+            f"{h(s.chunk_embedding)}:double[]",  # last: written raw (see the module docstring)
         ],
         chunk_rows(),
         # ids, text and labels are strings, position an int or None: nothing to convert
         # but the metadata, converted above.
         plain=True,
+        raw_last=True,
     )
     return f"--nodes={path}"
 
