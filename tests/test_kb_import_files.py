@@ -67,3 +67,38 @@ def test_parallel_reading_equals_sequential_reading_and_its_problems(
     assert "chunks.jsonl:4: invalid JSON" in problems[0]
     assert "chunks.jsonl:8: embedding must contain numbers only" in problems[0]
     assert "chunks.jsonl:10: embedding has 9 dimensions" in problems[0]
+
+
+def test_a_raw_cell_row_is_byte_for_byte_what_csv_writer_writes(tmp_path: Path) -> None:
+    """The vector cell is copied into the line, the cells around it go through ``csv.writer``:
+    the file equals a ``writerow`` of every whole row (quotes, commas, line breaks, empties)."""
+    import csv as csv_module
+
+    from guidedrag_graph.kb.import_files import _Files
+
+    rows = [
+        ["a", 'say "hi", then\nleave', 3, "doc", "0.5;-1e-05;2.0", "x", "Chunk"],
+        ["b", "", None, "", "1.0;2.0", "", "Chunk"],
+        ["c", "plain", 0, "d,1", "0.25", "line\r\nbreak", "Chunk"],
+        ["", "t", 1, "d", "0.125", "m", ""],
+    ]
+    header = ["id", "text", "position", "document_id", "embedding", "meta", ":LABEL"]
+    files = _Files(tmp_path)
+    raw = files.write("raw.csv", header, rows, plain=True, raw_at=4)
+    whole = tmp_path / "whole.csv"
+    with whole.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv_module.writer(handle, quoting=csv_module.QUOTE_MINIMAL, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+    assert raw.read_bytes() == whole.read_bytes()
+    assert files.multiline == [raw]  # the line breaks around the raw cell are seen
+    cases = [(0, ["0.5;1.0", "q,1", "Chunk"]), (1, ["z", "0.5;1.0", "Chunk"])]
+    cases += [(1, ["z", "0.5;1.0", ""]), (1, ["", "0.5;1.0"]), (0, ["0.5;1.0", None])]
+    for n, (at, row) in enumerate(cases):  # raw first, last, or beside one empty cell
+        one = _Files(tmp_path).write(f"c{n}.csv", ["h"] * len(row), [row], plain=True, raw_at=at)
+        expect = tmp_path / f"expect{n}.csv"
+        with expect.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv_module.writer(handle, lineterminator="\n")
+            writer.writerow(["h"] * len(row))
+            writer.writerow(row)
+        assert one.read_bytes() == expect.read_bytes(), row

@@ -153,3 +153,21 @@ def test_a_question_asked_again_reuses_its_compiled_tiers_until_the_cache_expire
         again = rag.retrieve("Where was Ada Lovelace born?", semantics=ADA, k=3)
     assert [c.id for c in again.chunks] == [c.id for c in ranked.chunks]
     assert again.selection_text == ranked.selection_text == plan.text()
+
+
+def test_the_default_asked_again_is_one_query_with_or_without_stated_entities(
+    tiny_kb: Driver, settings: Settings, embedder: Embedder
+) -> None:
+    """``auto`` with its names cached (and the linker's keys held): the tiers are sized, ranked
+    and returned by ONE query, whether the entities were stated or linked from the question."""
+    counting = CountingDriver(tiny_kb)
+    question = "Where was Ada Lovelace born?"
+    with GuidedRAG(settings, driver=counting, embedder=embedder) as rag:  # type: ignore[arg-type]
+        vector = rag.embedder.embed_queries([question])[0]
+        for semantics in (ADA, None):
+            first = rag.retrieve(question, semantics=semantics, query_vector=vector, k=3)
+            before = len(counting.queries)
+            again = rag.retrieve(question, semantics=semantics, query_vector=vector, k=3)
+            assert len(counting.queries) - before == 1, counting.queries[before:]
+            assert again.steering == "auto" and again.tier_sizes
+            assert [c.id for c in again.chunks] == [c.id for c in first.chunks]

@@ -8,7 +8,7 @@ with structural types prefixed the same way. One writer per file; each returns t
 
 The embeddings column is most of the bytes (384 doubles a chunk): it is formatted a block of
 chunks at a time by orjson (C, shortest round-trip repr of each float64), not float by float in
-Python, and written as the row's last field straight to the file: it holds only digits, signs,
+Python, and copied into its row's line as it is: it holds only digits, signs,
 ``.``, ``e`` and ``;``, so it never needs quoting, and ``csv.writer`` would scan its ~7 KB a
 row for characters to quote (most of the writer's time at 1M chunks). Files whose fields hold a
 line break are recorded in :class:`ImportFiles`, so the importer parses only those
@@ -121,6 +121,37 @@ def _has_line_break(row: list[Any]) -> bool:
     return any(isinstance(v, str) and ("\n" in v or "\r" in v) for v in row)
 
 
+class _Around:
+    """A row as ``csv.writer`` writes it, but with the cell at ``at`` copied in as it is."""
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+        self.buffer = io.StringIO()
+        # "\n" as terminator (cut off below): it is what makes a field with a line break
+        # quoted, as in a whole-row writerow.
+        self.writer = csv.writer(self.buffer, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
+
+    def others(self, cells: list[Any]) -> list[Any]:
+        return cells[: self.at] + cells[self.at + 1 :]
+
+    def _csv(self, cells: list[Any]) -> str:
+        if len(cells) == 1 and cells[0] in ("", None):
+            return ""  # alone, csv.writer writes an empty field as "" (not so inside a row)
+        self.writer.writerow(cells)
+        text = self.buffer.getvalue()[:-1]
+        self.buffer.seek(0)
+        self.buffer.truncate()
+        return text
+
+    def line(self, cells: list[Any]) -> str:
+        head, raw, tail = cells[: self.at], cells[self.at], cells[self.at + 1 :]
+        parts = [self._csv(head)] if head else []
+        parts.append(str(raw))
+        if tail:
+            parts.append(self._csv(tail))
+        return ",".join(parts) + "\n"
+
+
 class _Files:
     """Where the files go, and which of them hold a field with a line break."""
 
@@ -135,30 +166,23 @@ class _Files:
         rows: Iterable[list[Any]],
         *,
         plain: bool = False,
-        raw_last: bool = False,
+        raw_at: int | None = None,
     ) -> Path:
         """Write ``rows`` under ``header``; ``plain`` rows hold ids only (no cell conversion);
-        with ``raw_last`` each row's last cell is written as it is, unquoted (a vector cell:
-        no delimiter, quote or line break can be in it)."""
+        the cell at ``raw_at`` is written as it is, unquoted (a vector cell: no delimiter,
+        quote or line break can be in it), the cells around it as ``csv.writer`` writes them:
+        the same bytes as a ``writerow`` of the whole row."""
         path = self.out / name
         multiline = False
         with path.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
             writer.writerow(header)
-            if raw_last:
-                buffer = io.StringIO()
-                # "\n" as terminator (cut off below): it is what makes a field with a line
-                # break quoted, as in every other file.
-                head = csv.writer(buffer, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
+            around = _Around(raw_at) if raw_at is not None else None
             for row in rows:
                 cells = row if plain else [_cell(v) for v in row]
-                if raw_last:
-                    cells, last = cells[:-1], cells[-1]
-                    multiline = multiline or _has_line_break(cells)
-                    head.writerow(cells)
-                    handle.write(f"{buffer.getvalue()[:-1]},{last}\n")
-                    buffer.seek(0)
-                    buffer.truncate()
+                if around is not None:
+                    multiline = multiline or _has_line_break(around.others(cells))
+                    handle.write(around.line(cells))
                     continue
                 multiline = multiline or _has_line_break(cells)
                 writer.writerow(cells)
@@ -239,10 +263,10 @@ def _chunks(bundle: Bundle, s: SchemaMapping, files: _Files) -> str:
             block = chunks[start : start + _EMBEDDING_BLOCK]
             cells = embedding_cells(np.stack([embeddings[c.id] for c in block]))
             for c, vector in zip(block, cells, strict=True):
-                row = [c.id, c.text, c.position, c.document_id]
+                row = [c.id, c.text, c.position, c.document_id, vector]
                 if chunk_meta:
                     row += [_cell(c.metadata.get(k)) for k in chunk_meta]
-                row += (label, vector)
+                row.append(label)
                 yield row
 
     path = files.write(
@@ -252,15 +276,15 @@ def _chunks(bundle: Bundle, s: SchemaMapping, files: _Files) -> str:
             h(s.chunk_text),
             f"{h(s.chunk_position)}:long",
             "document_id",
+            f"{h(s.chunk_embedding)}:double[]",  # written raw (see the module docstring)
             *(f"{h(k)}:{t}" for k, t in chunk_meta.items()),
             ":LABEL",
-            f"{h(s.chunk_embedding)}:double[]",  # last: written raw (see the module docstring)
         ],
         chunk_rows(),
         # ids, text and labels are strings, position an int or None: nothing to convert
         # but the metadata, converted above.
         plain=True,
-        raw_last=True,
+        raw_at=4,
     )
     return f"--nodes={path}"
 
