@@ -50,10 +50,7 @@ def fold(text: str) -> str:
     """Accent-, case- and punctuation-insensitive key: "Aschenbrödel" == "aschenbrodel"."""
     key = name_key(text)
     if key.isascii():
-        # NFKD leaves ASCII as it is and it has no combining marks: only punctuation to drop.
-        if key.replace(" ", "").isalnum():
-            return key  # already single-spaced by name_key
-        return " ".join(_NON_WORD.sub(" ", key).split())
+        return _fold_ascii(key)
     decomposed = unicodedata.normalize("NFKD", key)
     letters = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return " ".join(_NON_WORD.sub(" ", letters).split())
@@ -62,11 +59,15 @@ def fold(text: str) -> str:
 def fold_key(key: str) -> str:
     """:func:`fold` of a ``name_key`` (equal to ``fold(key)``): an ASCII key is its own
     ``name_key``, so only the punctuation step is left to do (the linker's hot path)."""
-    if key.isascii():
-        if key.replace(" ", "").isalnum():
-            return key
-        return " ".join(_NON_WORD.sub(" ", key).split())
-    return fold(key)
+    return _fold_ascii(key) if key.isascii() else fold(key)
+
+
+def _fold_ascii(key: str) -> str:
+    """``fold`` of an ASCII ``name_key``: NFKD leaves ASCII as it is and it has no combining
+    marks, so only punctuation is left to drop."""
+    if key.replace(" ", "").isalnum():
+        return key  # already single-spaced by name_key
+    return " ".join(_NON_WORD.sub(" ", key).split())
 
 
 @dataclass(frozen=True)

@@ -131,9 +131,6 @@ class _Around:
         # quoted, as in a whole-row writerow.
         self.writer = csv.writer(self.buffer, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
 
-    def others(self, cells: list[Any]) -> list[Any]:
-        return cells[: self.at] + cells[self.at + 1 :]
-
     def _csv(self, cells: list[Any]) -> str:
         if len(cells) == 1 and cells[0] in ("", None):
             return ""  # alone, csv.writer writes an empty field as "" (not so inside a row)
@@ -180,12 +177,11 @@ class _Files:
             around = _Around(raw_at) if raw_at is not None else None
             for row in rows:
                 cells = row if plain else [_cell(v) for v in row]
-                if around is not None:
-                    multiline = multiline or _has_line_break(around.others(cells))
-                    handle.write(around.line(cells))
-                    continue
                 multiline = multiline or _has_line_break(cells)
-                writer.writerow(cells)
+                if around is not None:
+                    handle.write(around.line(cells))
+                else:
+                    writer.writerow(cells)
         if multiline:
             self.multiline.append(path)
         return path
