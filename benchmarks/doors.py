@@ -5,7 +5,10 @@ Doors (one process, interleaved per question in a rotating order, after a warm-u
 resolved within ``GUIDEDRAG_RESOLUTION_CACHE_S`` as for any repeated entity):
 
 - ``ping``: ``RETURN 1`` through ``driver.execute_query`` (the floor as users call it);
-- ``vector``: neo4j-graphrag ``VectorRetriever.search(query_vector=..., top_k=k)``;
+- ``vector``: neo4j-graphrag ``VectorRetriever.search(query_vector=..., top_k=k)`` returning the
+  chunk id only (the ratios' base: the least a retriever can send back);
+- ``vector_text``: the same retriever built as its docs show, with no ``return_properties``
+  (every property but the embedding: the text a RAG app needs, as ``default`` returns it);
 - ``default``: ``GuidedRAG.retrieve(question, semantics=..., query_vector=...)`` (``auto``);
 - ``question``: the bare question (``auto``, entities linked by ``EntityLinker``);
 - ``guidedretriever``: ``GuidedRetriever.search(query_text=..., query_vector=...)``, bare, as a
@@ -49,7 +52,7 @@ from guidedrag_graph.config import Settings  # noqa: E402
 from guidedrag_graph.db import connect, server_info  # noqa: E402
 from guidedrag_graph.embeddings import embedder_for  # noqa: E402
 from guidedrag_graph.integrations.neo4j_graphrag import GuidedRetriever  # noqa: E402
-from guidedrag_graph.kb import read_questions  # noqa: E402
+from guidedrag_graph.kb import Question, read_questions  # noqa: E402
 from guidedrag_graph.linking import EntityLinker  # noqa: E402
 from guidedrag_graph.pipeline import GuidedRAG  # noqa: E402
 from guidedrag_graph.schema import schema_for  # noqa: E402
@@ -73,15 +76,31 @@ class ReadClock:
                 with self.lock:
                     self.total += time.perf_counter() - t0
 
-        db._read_once = timed  # type: ignore[assignment]
+        db._read_once = timed
 
     def close(self) -> None:
-        db._read_once = self.inner  # type: ignore[assignment]
+        db._read_once = self.inner
 
     def take(self) -> float:
         with self.lock:
             spent, self.total = self.total, 0.0
         return spent
+
+
+def questions_and_rag(
+    settings: Settings, driver: Any, bundle: Path, limit: int
+) -> tuple[list[Question], list[list[float]], GuidedRAG]:
+    """The bundle's first ``limit`` answerable questions, their query vectors (from the on-disk
+    embedding cache once embedded) and a ``GuidedRAG`` on ``driver``: what each door is given."""
+    questions = [q for q in read_questions(bundle) if q.answerable][:limit]
+    embedder = embedder_for(settings, cache=True)
+    vectors = [[float(x) for x in row] for row in embedder.embed_queries(
+        [q.question for q in questions]
+    )]  # fmt: skip
+    rag = GuidedRAG(
+        settings, driver=driver, schema=schema_for(settings.schema_preset), embedder=embedder
+    )
+    return questions, vectors, rag
 
 
 def _adapters(rag: GuidedRAG) -> dict[str, Door]:
@@ -113,22 +132,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
 
-    settings = Settings(openai_api_key=None, openai_base_url=None)  # type: ignore[call-arg]
+    settings = Settings(openai_api_key=None, openai_base_url=None)
     driver = connect(settings)
     schema = schema_for(settings.schema_preset)
     clock = ReadClock()
     try:
-        questions = [q for q in read_questions(args.bundle) if q.answerable][: args.limit]
-        embedder = embedder_for(settings, cache=True)
-        vectors = [[float(x) for x in row] for row in embedder.embed_queries(
-            [q.question for q in questions]
-        )]  # fmt: skip
-        rag = GuidedRAG(settings, driver=driver, schema=schema, embedder=embedder)
+        questions, vectors, rag = questions_and_rag(settings, driver, args.bundle, args.limit)
         vector = VectorRetriever(
             driver,
             settings.vector_index_name,
             return_properties=[schema.chunk_id],
             neo4j_database=settings.neo4j_database,
+        )
+        vector_text = VectorRetriever(
+            driver, settings.vector_index_name, neo4j_database=settings.neo4j_database
         )
         guided = GuidedRetriever(driver, settings, rag=rag)
         linker = EntityLinker(rag.graph)
@@ -137,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         doors: dict[str, Door] = {
             "ping": lambda q, v: driver.execute_query(ping, database_=settings.neo4j_database),
             "vector": lambda q, v: vector.search(query_vector=v, top_k=k),
+            "vector_text": lambda q, v: vector_text.search(query_vector=v, top_k=k),
             "default": lambda q, v: rag.retrieve(
                 q.question, semantics=q.semantics, query_vector=v, k=k
             ),
