@@ -17,6 +17,10 @@ resolved within ``GUIDEDRAG_RESOLUTION_CACHE_S`` as for any repeated entity):
 - ``langchain`` / ``llamaindex``: the adapters, bare (they embed the question: from the on-disk
   embedding cache after the warm-up), when those packages are installed.
 
+A bundle with no questions (``kb/synthetic.py``'s) gets questions made from its chunks
+(``synthetic_questions``): each names its chunk's least-mentioned entity, with the chunk's own
+vector as the question's.
+
 Also printed: the Python time of ``default`` and ``question`` outside Neo4j reads (the call's
 wall time minus the time spent inside the driver's session, measured on the read's own thread),
 the load average before, between passes and after, and the server. Results go to
@@ -34,10 +38,12 @@ import argparse
 import datetime as dt
 import json
 import os
+import re
 import statistics
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -56,6 +62,7 @@ from guidedrag_graph.kb import Question, read_questions  # noqa: E402
 from guidedrag_graph.linking import EntityLinker  # noqa: E402
 from guidedrag_graph.pipeline import GuidedRAG  # noqa: E402
 from guidedrag_graph.schema import schema_for  # noqa: E402
+from guidedrag_graph.semantics import Semantics  # noqa: E402
 
 Door = Callable[[Any, list[float]], object]
 
@@ -94,13 +101,59 @@ def questions_and_rag(
     embedding cache once embedded) and a ``GuidedRAG`` on ``driver``: what each door is given."""
     questions = [q for q in read_questions(bundle) if q.answerable][:limit]
     embedder = embedder_for(settings, cache=True)
-    vectors = [[float(x) for x in row] for row in embedder.embed_queries(
-        [q.question for q in questions]
-    )]  # fmt: skip
+    if questions:
+        vectors = [[float(x) for x in row] for row in embedder.embed_queries(
+            [q.question for q in questions]
+        )]  # fmt: skip
+    else:
+        questions, vectors = synthetic_questions(bundle, limit)
     rag = GuidedRAG(
         settings, driver=driver, schema=schema_for(settings.schema_preset), embedder=embedder
     )
     return questions, vectors, rag
+
+
+def synthetic_questions(bundle: Path, limit: int) -> tuple[list[Question], list[list[float]]]:
+    """For a bundle with no questions (``kb/synthetic.py``'s): ``limit`` chunks spread evenly
+    over the file, each asked about its least-mentioned entity by name ("What does the KB say
+    about Entity 1000?", the entity as its semantics), its own vector as the question's. The
+    least-mentioned, because a question names a specific thing, not the KB's top hub; the
+    chunk's own vector, because the bundle's vectors are not any embedder's."""
+    entity_ids = re.compile(r'"entities":\s*\[([^\]]*)\]')
+    mentions: Counter[str] = Counter()
+    lines = 0
+    with (bundle / "chunks.jsonl").open(encoding="utf-8") as rows:
+        for line in rows:
+            lines += 1
+            if found := entity_ids.search(line):
+                mentions.update(json.loads(f"[{found.group(1)}]"))
+    names: dict[str, str] = {}
+    with (bundle / "entities.jsonl").open(encoding="utf-8") as rows:
+        for line in rows:
+            entity = json.loads(line)
+            names[str(entity["id"])] = str(entity["name"])
+    stride = max(1, lines // max(1, limit))
+    questions: list[Question] = []
+    vectors: list[list[float]] = []
+    with (bundle / "chunks.jsonl").open(encoding="utf-8") as rows:
+        for i, line in enumerate(rows):
+            if i % stride or len(questions) == limit:
+                continue
+            chunk = json.loads(line)
+            known = [e for e in chunk.get("entities", []) if e in names]
+            if not known:
+                continue
+            name = names[min(known, key=lambda e: (mentions[e], e))]
+            questions.append(
+                Question(
+                    id=f"synthetic-{chunk['id']}",
+                    question=f"What does the KB say about {name}?",
+                    semantics=Semantics(entities=(name,)),
+                    gold_chunk_ids=[chunk["id"]],
+                )
+            )
+            vectors.append([float(x) for x in chunk["embedding"]])
+    return questions, vectors
 
 
 def _adapters(rag: GuidedRAG) -> dict[str, Door]:
