@@ -67,14 +67,30 @@ from guidedrag_graph.semantics import Semantics  # noqa: E402
 Door = Callable[[Any, list[float]], object]
 
 
+ReadOnce = Callable[..., Any]
+
+
+def patch_reads(wrap: Callable[[ReadOnce], ReadOnce]) -> Callable[[], None]:
+    """Put ``wrap(db._read_once)`` in its place (every read the library sends passes there, on
+    its worker thread); returns what puts the original back."""
+    inner = db._read_once
+    db._read_once = wrap(inner)
+
+    def restore() -> None:
+        db._read_once = inner
+
+    return restore
+
+
 class ReadClock:
     """Seconds spent inside the driver's session per call (reads run on worker threads)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.total = 0.0
-        self.inner = inner = db._read_once
+        self.close = patch_reads(self._timed)
 
+    def _timed(self, inner: ReadOnce) -> ReadOnce:
         def timed(*args: Any, **kwargs: Any) -> Any:
             t0 = time.perf_counter()
             try:
@@ -83,10 +99,7 @@ class ReadClock:
                 with self.lock:
                     self.total += time.perf_counter() - t0
 
-        db._read_once = timed
-
-    def close(self) -> None:
-        db._read_once = self.inner
+        return timed
 
     def take(self) -> float:
         with self.lock:
@@ -187,10 +200,10 @@ def main(argv: list[str] | None = None) -> int:
 
     settings = Settings(openai_api_key=None, openai_base_url=None)
     driver = connect(settings)
-    schema = schema_for(settings.schema_preset)
     clock = ReadClock()
     try:
         questions, vectors, rag = questions_and_rag(settings, driver, args.bundle, args.limit)
+        schema = rag.schema
         vector = VectorRetriever(
             driver,
             settings.vector_index_name,

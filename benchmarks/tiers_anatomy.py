@@ -43,31 +43,34 @@ sys.path.insert(0, str(REPO))
 from neo4j import READ_ACCESS  # noqa: E402
 from neo4j_graphrag.retrievers import VectorRetriever  # noqa: E402
 
-from benchmarks.doors import questions_and_rag  # noqa: E402
-from guidedrag_graph import db, templates  # noqa: E402
+from benchmarks.doors import ReadOnce, patch_reads, questions_and_rag  # noqa: E402
+from guidedrag_graph import templates  # noqa: E402
 from guidedrag_graph.config import Settings  # noqa: E402
 from guidedrag_graph.db import connect  # noqa: E402
 from guidedrag_graph.pipeline import GuidedRAG  # noqa: E402
-from guidedrag_graph.schema import schema_for  # noqa: E402
 
 Read = tuple[str, dict[str, Any]]
 TIER_IDS = re.compile(r"sel_\d+_ids")
+TIERS = "tiers query (the default's one read)"
+BY_INDEX = "tiers query, U by queryNodes"
 
 
 @contextmanager
 def recorded(reads: list[Read]) -> Iterator[None]:
     """Every read the library sends, as (query text, parameters), while the block runs."""
-    inner = db._read_once
 
-    def keep(driver: Any, query: Any, params: dict[str, Any], database: str | None) -> Any:
-        reads.append((str(getattr(query, "text", query)), dict(params)))
-        return inner(driver, query, params, database)
+    def keeping(inner: ReadOnce) -> ReadOnce:
+        def keep(driver: Any, query: Any, params: dict[str, Any], database: str | None) -> Any:
+            reads.append((str(getattr(query, "text", query)), dict(params)))
+            return inner(driver, query, params, database)
 
-    db._read_once = keep
+        return keep
+
+    restore = patch_reads(keeping)
     try:
         yield
     finally:
-        db._read_once = inner
+        restore()
 
 
 @contextmanager
@@ -98,7 +101,6 @@ def main(argv: list[str] | None = None) -> int:
 
     settings = Settings(openai_api_key=None, openai_base_url=None)
     driver = connect(settings)
-    schema = schema_for(settings.schema_preset)
     try:
         questions, vectors, rag = questions_and_rag(settings, driver, args.bundle, args.limit)
         k = args.k
@@ -121,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         vector = VectorRetriever(
             driver,
             settings.vector_index_name,
-            return_properties=[schema.chunk_id],
+            return_properties=[rag.schema.chunk_id],
             neo4j_database=settings.neo4j_database,
         )
         ping = templates.query("connection_check")
@@ -134,8 +136,8 @@ def main(argv: list[str] | None = None) -> int:
             u_params = {**u_extra, "query_vector": vectors[i], "fetch_k": k,
                         "with_embedding": False}  # fmt: skip
             return {
-                "tiers query (the default's one read)": (query, params),
-                "tiers query, U by queryNodes": by_index[i],
+                TIERS: (query, params),
+                BY_INDEX: by_index[i],
                 "tiers query, tiers emptied": (query, emptied(params)),
                 "retrieve_search (U alone, same rows)": (u_query, u_params),
                 "VectorRetriever.search (id only)": lambda: vector.search(
@@ -177,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                         wall[name].append(took)
                         if inside is not None:
                             server[name].append(float(inside))
-                    if ids[names[0]] != ids[names[1]]:
+                    if ids[TIERS] != ids[BY_INDEX]:
                         raise SystemExit(f"question {i}: the queryNodes variant ranked otherwise")
                 loads.append(os.getloadavg())
     finally:

@@ -21,14 +21,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import numpy as np
+
+from benchmarks.doors import questions_and_rag
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import connect
-from guidedrag_graph.embeddings import embedder_for
 from guidedrag_graph.evaluation.peers import Peers
 from guidedrag_graph.evaluation.rows import Formulation
-from guidedrag_graph.kb import read_questions
-from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.schema import schema_for
 
 DEPTH = 100
 
@@ -50,19 +49,14 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(openai_api_key=None, openai_base_url=None)
     driver = connect(settings)
     try:
-        questions = [q for q in read_questions(args.bundle) if q.answerable][: args.limit]
-        embedder = embedder_for(settings, cache=True)
-        vectors = embedder.embed_queries([q.question for q in questions])
-        schema = schema_for(settings.schema_preset)
-        rag = GuidedRAG(settings, driver=driver, schema=schema, embedder=embedder)
+        questions, vectors, rag = questions_and_rag(settings, driver, args.bundle, args.limit)
         peers = Peers(rag)
         guided, ppr, gold = [], [], []
         for q, v in zip(questions, vectors, strict=True):
-            found = rag.retrieve(
-                q.question, semantics=q.semantics, query_vector=[float(x) for x in v], k=DEPTH
-            )
+            found = rag.retrieve(q.question, semantics=q.semantics, query_vector=v, k=DEPTH)
             guided.append([c.id for c in found.chunks])
-            ppr.append(peers._ppr(Formulation("answerable", q, q.question, 0), v, DEPTH))
+            asked = Formulation("answerable", q, q.question, 0)
+            ppr.append(peers.ppr_ranking(asked, np.asarray(v, dtype=np.float64), DEPTH))
             gold.append(set(q.gold_chunk_ids))
     finally:
         driver.close()

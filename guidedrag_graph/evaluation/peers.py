@@ -143,7 +143,7 @@ class Peers:
         elif runner == "nggr-hybrid":
             ids = self._nggr(self._hybrid_retriever(), asked.text, vector, k, hybrid=True)
         elif runner == "ppr":
-            ids = self._ppr(asked, vector, k)
+            ids = self.ppr_ranking(asked, vector, k)
         else:
             raise ValueError(f"unknown eval runner {runner!r}")
         latency = time.perf_counter() - start
@@ -237,7 +237,9 @@ class Peers:
         found = retriever.search(**kwargs)
         return [str(item.metadata["id"]) for item in found.items]
 
-    def _ppr(self, asked: Formulation, vector: np.ndarray, k: int) -> list[str]:
+    def ppr_ranking(self, asked: Formulation, vector: np.ndarray, k: int) -> list[str]:
+        """``ppr-reference``'s top ``k`` chunk ids (public: scripts/ppr_fusion_probe.py fuses it
+        with the default's ranking)."""
         graph = self.graph
         nodes = len(graph.ids) + len(graph.entity_node)
         reset = np.zeros(nodes)
