@@ -148,12 +148,22 @@ def _percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-def _window(calls: list[Call], start: float, end: float) -> dict[str, Any]:
+def _window(calls: list[Call], start: float, end: float, *, outage: bool = False) -> dict[str, Any]:
     """Throughput of calls that ended in [start, end); latency of those that also began there
-    (a call that began during the outage carries the driver's retry wait, not query time)."""
+    (a call that began during the outage carries the driver's retry wait, not query time).
+
+    A failed call belongs to the outage when its life overlaps it, wherever it ended: a call
+    begun just before the stop can spend its whole budget (``GUIDEDRAG_QUERY_TIMEOUT``) waiting
+    through a slow restart and fail just after the first success, which is the outage's doing,
+    not an error of the restarted server. ``before`` and ``after`` count only failures that
+    began and ended inside them."""
     inside = [c for c in calls if start <= c.ended < end]
     ok = [c for c in inside if c.ok]
     latencies = [1000 * (c.ended - c.started) for c in ok if c.started >= start]
+    if outage:
+        failed = [c for c in calls if not c.ok and c.started < end and c.ended >= start]
+    else:
+        failed = [c for c in inside if not c.ok and c.started >= start]
     seconds = max(end - start, 1e-9)
     return {
         "seconds": round(seconds, 1),
@@ -161,7 +171,7 @@ def _window(calls: list[Call], start: float, end: float) -> dict[str, Any]:
         "qps": round(len(ok) / seconds, 2),
         "p50_ms": round(_percentile(latencies, 50), 1),
         "p99_ms": round(_percentile(latencies, 99), 1),
-        "errors": dict(Counter(c.error for c in inside if not c.ok)),
+        "errors": dict(Counter(c.error for c in failed)),
         "wrong": sum(c.wrong for c in ok),
     }
 
@@ -229,7 +239,7 @@ def run_clients(
         "load_before": load_before,
         "load_after": load_after,
         "before": _window(calls, t0, t_stop),
-        "outage": _window(calls, t_stop, recovered),
+        "outage": _window(calls, t_stop, recovered, outage=True),
         "after": _window(calls, recovered, t_end),
         # The second half alone: caches and query plans warm again after the restart.
         "after_second_half": _window(calls, (recovered + t_end) / 2, t_end),
