@@ -14,23 +14,27 @@
 // which scores every tier member from its float32 cache (~1 µs per chunk, where Cypher's cosine
 // costs ~45), keeps each tier's top $fetch_k and U's top $u_fetch_k, and gives each candidate its
 // best tier and boost; $exact_max is then its cache budget.
+// A tier of entity terms may come unlisted (cypher/select_mentioned.cypher: its list empty, its
+// member variable holding its entities): it is ranked like a tier over $exact_max, from U's
+// over-fetched top, and a chunk is in it when it mentions one of those entities.
 // Columns: id, document_id, document_title, text, score ((1+cos)/2), cosine, in_selection (in
 // some tier), embedding, tier (name of the best tier or null), boost, tier_sizes (per tier),
 // member_of (indices of every tier holding the chunk; calibration reads it). $limit rows at most.
 // $universe: -1, or the index of the tier that is the universe (filters: every candidate is
 // in it, so U's candidates outside it are dropped; retrieval/filters.py).
 // Replace $query_vector with a real query embedding (e.g. from `guidedrag retrieve --json`).
-// The example selection is boost(entity('euro'), near('euro')), as select_entity and select_near
-// write them.
+// The example selection is boost(entity('euro'), near('euro')) as `auto` compiles it: each tier
+// by its entities (select_entity and select_near, out=entities), then select_mentioned.
 // @variants u_search=search|index rank_tiers=cypher|plugin
 :param sel_0_ids => ['euro'];
-:param sel_1_ids => ['euro'];
-:param sel_1_cap => 10000;
+:param sel_2_ids => ['euro'];
+:param sel_2_cap => 10000;
 :param query_vector => [x IN range(1, 384) | 0.05];
 :param fetch_k => 5;
 :param u_fetch_k => 5;
 :param wide_k => 50;
 :param exact_max => 500;
+:param tier_list_max => 3000;
 :param tier_weights => [0.1, 0.05];
 :param tier_names => ['E', 'N'];
 :param limit => 5;
@@ -48,45 +52,90 @@ CYPHER 25
 // selection:begin
 CALL () {
   MATCH (e:/*entity_label*/Entity) WHERE /*entity_id*/e.id IN $sel_0_ids
-  MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(e)
-  RETURN collect(DISTINCT c) AS s0
+  WITH collect(DISTINCT e) AS s0
+  RETURN s0, false AS t0
+}
+CALL (s0) {
+  CALL (s0) {
+    UNWIND s0 AS e
+    WITH e, COUNT { ()/*mentions*/-[:MENTIONS]->(e) } AS degree
+    ORDER BY degree DESC
+    WITH collect({e: e, degree: degree})[..1] AS top, sum(degree) AS mentions
+    UNWIND CASE WHEN top = [] THEN [null] ELSE top END AS h
+    WITH mentions, h.e AS y, h.degree AS degree
+    RETURN mentions > $tier_list_max OR coalesce(degree > $exact_max AND COUNT {
+      MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(y)
+      WITH DISTINCT c LIMIT $exact_max + 1
+      RETURN c
+    } > $exact_max, false) AS over
+  }
+  CALL (s0, over) {
+    WITH s0 WHERE NOT over
+    UNWIND CASE WHEN s0 = [] THEN [null] ELSE s0 END AS e
+    OPTIONAL MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(e)
+    RETURN collect(DISTINCT c) AS s1
+  }
+  RETURN s1, CASE WHEN over THEN s0 END AS m1
 }
 CALL () {
-  MATCH (e:/*entity_label*/Entity) WHERE /*entity_id*/e.id IN $sel_1_ids
-  WITH collect(DISTINCT e) AS ents
+  MATCH (e:/*entity_label*/Entity) WHERE /*entity_id*/e.id IN $sel_2_ids
+  WITH collect(DISTINCT e) AS ents, false AS t2
   UNWIND CASE WHEN ents = [] THEN [null] ELSE ents END AS e
   OPTIONAL MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(e)
   OPTIONAL MATCH (c)/*mentions*/-[:MENTIONS]->(e2:/*entity_label*/Entity)
-  WITH ents, collect(DISTINCT e2) AS more
-  WITH ents + [y IN more WHERE NOT y IN ents] AS grown
-  WITH grown[..$sel_1_cap] AS ents
-  UNWIND CASE WHEN ents = [] THEN [null] ELSE ents END AS e
-  OPTIONAL MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(e)
-  RETURN collect(DISTINCT c) AS s1
+  WITH ents, t2, collect(DISTINCT e2) AS more
+  WITH ents + [y IN more WHERE NOT y IN ents] AS grown, t2
+  WITH grown[..$sel_2_cap] AS ents, t2 OR size(grown) > $sel_2_cap AS t2
+  RETURN ents AS s2, t2
 }
+CALL (s2) {
+  CALL (s2) {
+    UNWIND s2 AS e
+    WITH e, COUNT { ()/*mentions*/-[:MENTIONS]->(e) } AS degree
+    ORDER BY degree DESC
+    WITH collect({e: e, degree: degree})[..1] AS top, sum(degree) AS mentions
+    UNWIND CASE WHEN top = [] THEN [null] ELSE top END AS h
+    WITH mentions, h.e AS y, h.degree AS degree
+    RETURN mentions > $tier_list_max OR coalesce(degree > $exact_max AND COUNT {
+      MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(y)
+      WITH DISTINCT c LIMIT $exact_max + 1
+      RETURN c
+    } > $exact_max, false) AS over
+  }
+  CALL (s2, over) {
+    WITH s2 WHERE NOT over
+    UNWIND CASE WHEN s2 = [] THEN [null] ELSE s2 END AS e
+    OPTIONAL MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(e)
+    RETURN collect(DISTINCT c) AS s3
+  }
+  RETURN s3, CASE WHEN over THEN s2 END AS m3
+}
+WITH *, null AS m_none
 // selection:end
-WITH /*tiers*/[s0, s1] AS tiers
+WITH /*tiers*/[s1, s3] AS tiers, /*members*/[m1, m3] AS members
+WITH tiers, members,
+     [i IN range(0, size(tiers) - 1) | members[i] IS NULL AND size(tiers[i]) <= $exact_max] AS exact
 // @variant u_search=search
-OPTIONAL CALL (tiers) {
-  WITH tiers WHERE all(s IN tiers WHERE size(s) <= $exact_max)
+OPTIONAL CALL (exact) {
+  WITH exact WHERE all(x IN exact WHERE x)
   MATCH (c:/*chunk_label*/Chunk)
     SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector
                  LIMIT $u_fetch_k) SCORE AS score
   RETURN c, score
   UNION ALL
-  WITH tiers WHERE any(s IN tiers WHERE size(s) > $exact_max)
+  WITH exact WHERE any(x IN exact WHERE NOT x)
   MATCH (c:/*chunk_label*/Chunk)
     SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector
                  LIMIT $wide_k) SCORE AS score
   RETURN c, score
 }
-WITH tiers, c ORDER BY score DESC, /*chunk_id*/c.id
-WITH tiers, [n IN collect(c) WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
+WITH tiers, members, exact, c ORDER BY score DESC, /*chunk_id*/c.id
+WITH tiers, members, exact, [n IN collect(c) WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
 // @end-variant
 // @variant u_search=index
-CALL (tiers) {
+CALL (tiers, exact) {
   CALL db.index.vector.queryNodes($index_name,
-    CASE WHEN all(s IN tiers WHERE size(s) <= $exact_max) THEN $u_fetch_k ELSE $wide_k END,
+    CASE WHEN all(x IN exact WHERE x) THEN $u_fetch_k ELSE $wide_k END,
     $query_vector) YIELD node, score
   WITH node ORDER BY score DESC, /*chunk_id*/node.id
   WITH collect(node) AS found
@@ -94,39 +143,57 @@ CALL (tiers) {
 }
 // @end-variant
 // @variant rank_tiers=cypher
-CALL (tiers, wide) {
+CALL (tiers, members, exact, wide) {
   UNWIND range(0, size(tiers) - 1) AS i
-  WITH tiers[i] AS s, wide
-  CALL (s) {
-    UNWIND CASE WHEN size(s) <= $exact_max THEN s ELSE [] END AS c
+  WITH tiers[i] AS s, members[i] AS m, exact[i] AS x, wide
+  CALL (s, x) {
+    UNWIND CASE WHEN x THEN s ELSE [] END AS c
     WITH c, vector.similarity.cosine(/*chunk_embedding*/c.embedding, $query_vector) AS score
     ORDER BY score DESC, /*chunk_id*/c.id
     LIMIT $fetch_k
     RETURN collect({c: c, score: score}) AS exact_top
   }
-  WITH CASE WHEN size(s) <= $exact_max THEN exact_top
-            ELSE [n IN [n IN wide WHERE n IN s][..$fetch_k] | {c: n, score: null}] END AS top
+  WITH CASE WHEN x THEN exact_top
+            ELSE [n IN [n IN wide WHERE n IN s OR (m IS NOT NULL AND EXISTS {
+                    (n)/*mentions*/-[:MENTIONS]->(e) WHERE e IN m
+                  })][..$fetch_k] | {c: n, score: null}] END AS top
   RETURN reduce(acc = [], t IN collect(top) | acc + t) AS tier_tops
 }
-WITH tiers, [s IN tiers | size(s)] AS tier_sizes,
+WITH tiers, members, [i IN range(0, size(tiers) - 1) |
+       CASE WHEN members[i] IS NULL THEN size(tiers[i]) ELSE -1 END] AS tier_sizes,
      reduce(acc = [], h IN tier_tops + [n IN wide[..$u_fetch_k] | {c: n, score: null}] |
             CASE WHEN any(x IN acc WHERE x.c = h.c) THEN acc ELSE acc + h END) AS candidates
 UNWIND candidates AS h
-WITH tiers, tier_sizes, h.c AS c, h.score AS known
+WITH tiers, members, tier_sizes, h.c AS c, h.score AS known
 WITH c, tier_sizes,
      CASE WHEN known IS NULL
           THEN vector.similarity.cosine(/*chunk_embedding*/c.embedding, $query_vector)
           ELSE known END AS score,
-     [i IN range(0, size(tiers) - 1) WHERE c IN tiers[i]] AS member_of
+     [i IN range(0, size(tiers) - 1) WHERE c IN tiers[i] OR (members[i] IS NOT NULL AND EXISTS {
+        (c)/*mentions*/-[:MENTIONS]->(e) WHERE e IN members[i]
+      })] AS member_of
 WITH c, tier_sizes, score, member_of, head(member_of) AS best
 WITH c, tier_sizes, score, member_of, best, coalesce($tier_weights[best], 0.0) AS boost,
      best IS NOT NULL AS in_selection
 // @end-variant
 // @variant rank_tiers=plugin
-CALL guidedrag.rankTiers(tiers, $tier_weights, wide, $embedding_property, $query_vector, $fetch_k,
-                         {exactMax: $exact_max, uK: $u_fetch_k})
-  YIELD node, score, boost, best, memberOf
-WITH node AS c, score, boost, best, memberOf AS member_of, [s IN tiers | size(s)] AS tier_sizes,
+// An unlisted tier goes in as its members among U's over-fetched top (what the Cypher variant
+// ranks it from); every candidate's tiers are then completed by the membership test.
+CALL guidedrag.rankTiers(
+       [i IN range(0, size(tiers) - 1) | CASE WHEN members[i] IS NULL THEN tiers[i]
+          ELSE [n IN wide WHERE EXISTS { (n)/*mentions*/-[:MENTIONS]->(e) WHERE e IN members[i] }]
+          END],
+       $tier_weights, wide, $embedding_property, $query_vector, $fetch_k,
+       {exactMax: $exact_max, uK: $u_fetch_k})
+  YIELD node, score, memberOf
+WITH node AS c, score,
+     [i IN range(0, size(tiers) - 1) WHERE i IN memberOf OR (members[i] IS NOT NULL AND EXISTS {
+        (node)/*mentions*/-[:MENTIONS]->(e) WHERE e IN members[i]
+      })] AS member_of,
+     [i IN range(0, size(tiers) - 1) |
+       CASE WHEN members[i] IS NULL THEN size(tiers[i]) ELSE -1 END] AS tier_sizes
+WITH c, score, member_of, tier_sizes, head(member_of) AS best
+WITH c, score, member_of, tier_sizes, best, coalesce($tier_weights[best], 0.0) AS boost,
      best IS NOT NULL AS in_selection
 // @end-variant
 ORDER BY score + boost DESC, /*chunk_id*/c.id

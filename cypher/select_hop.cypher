@@ -8,8 +8,9 @@
 // ever enumerated. The compiler repeats the step section `depth` times; the /*relation*/ slot
 // takes the validated types (relation_mode "types") or the generic type (relation_mode
 // "property", where /*relation_type*/ filters on the type property) and the direction's arrow.
-// Columns (Browser): size, truncated, chunk_ids.
-// @variants types=listed|any
+// Variant out=entities gives the entities reached instead of their chunks (select_entity says why).
+// Columns (Browser): size, truncated, chunk_ids (out=entities: the entities' ids).
+// @variants types=listed|any out=chunks|entities
 :param sel_ids => ['euro'];
 // @variant types=listed
 :param sel_types => ['IS_CURRENCY_OF'];
@@ -35,9 +36,14 @@ CALL () {
   WITH v + nxt[..$sel_cap] AS v, reach + nxt[..$sel_cap] AS reach,
        t OR size(nxt) > $sel_cap AS t, nxt[..$sel_cap] AS f
   // @end-step
+  // @variant out=chunks
   UNWIND CASE WHEN reach = [] THEN [null] ELSE reach END AS y
   OPTIONAL MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(y)
   RETURN collect(DISTINCT c) AS s, t
+  // @end-variant
+  // @variant out=entities
+  RETURN reach AS s, t
+  // @end-variant
 }
 // @end
 RETURN size(s) AS size, t AS truncated, [x IN s | /*chunk_id*/x.id][..25] AS chunk_ids;

@@ -2,7 +2,9 @@
 // sparse. Each step grows the entity set by every entity mentioned in a chunk that mentions one
 // of them (capped at $sel_cap entities; t reports the cap); the result is every chunk mentioning
 // an entity of the final set, so near(x) contains entity(x). The step repeats `depth` times.
-// Columns (Browser): size, truncated, chunk_ids.
+// Variant out=entities gives the final entity set instead of its chunks (select_entity says why).
+// Columns (Browser): size, truncated, chunk_ids (out=entities: the entities' ids).
+// @variants out=chunks|entities
 :param sel_ids => ['euro'];
 :param sel_cap => 10000;
 
@@ -18,9 +20,14 @@ CALL () {
   WITH ents + [y IN more WHERE NOT y IN ents] AS grown, t
   WITH grown[..$sel_cap] AS ents, t OR size(grown) > $sel_cap AS t
   // @end-step
+  // @variant out=chunks
   UNWIND CASE WHEN ents = [] THEN [null] ELSE ents END AS e
   OPTIONAL MATCH (c:/*chunk_label*/Chunk)/*mentions*/-[:MENTIONS]->(e)
   RETURN collect(DISTINCT c) AS s, t
+  // @end-variant
+  // @variant out=entities
+  RETURN ents AS s, t
+  // @end-variant
 }
 // @end
 RETURN size(s) AS size, t AS truncated, [x IN s | /*chunk_id*/x.id][..25] AS chunk_ids;

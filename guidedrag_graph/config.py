@@ -128,6 +128,13 @@ class Settings(BaseSettings):
     planner_exact_max: int | None = Field(
         None, description="selections up to this size use exact cosine (None: measured default)"
     )
+    planner_tier_list_max: int | None = Field(
+        None,
+        ge=0,
+        le=1_000_000_000,
+        description="auto: a tier of entity terms whose entities' mentions add up to more than "
+        "this is tested by membership instead of listed (None: measured default)",
+    )
     rank_plugin: Literal["auto", "off"] = Field(
         "auto",
         description="rank with the guidedrag.rank procedure when the server has it (auto) or never",

@@ -69,7 +69,7 @@ KINDS: dict[str, Kind] = {
     **dict.fromkeys(PROPERTIES, "property"),
     **dict.fromkeys([*RELATIONSHIPS, "relation"], "relationship"),
     "relation_type": "expression",
-    **dict.fromkeys(("tiers", "sizes", "flags", "operands"), "list"),
+    **dict.fromkeys(("tiers", "members", "sizes", "flags", "operands"), "list"),
 }
 
 

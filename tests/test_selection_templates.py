@@ -136,7 +136,7 @@ def test_boost_example_tiers_are_what_entity_and_near_select(kb: Driver) -> None
     for entity_id in ["euro", *once]:
         name = graph.entities[entity_id].name
         rows = kb.execute_query(
-            statements[0], {**params, "sel_0_ids": [entity_id], "sel_1_ids": [entity_id]}
+            statements[0], {**params, "sel_0_ids": [entity_id], "sel_2_ids": [entity_id]}
         ).records
         expected = [len(evaluate(entity(name), graph)), len(evaluate(near(name), graph))]
         assert rows and rows[0]["tier_sizes"] == expected, entity_id

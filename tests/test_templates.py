@@ -296,7 +296,7 @@ def test_browser_scripts_of_variants_and_includes() -> None:
     assert "@include" not in script and "// selection:begin" in script
     default = T.browser_script("retrieve_exact")
     assert "$embedding_property" not in default and "vector.similarity.cosine(/*" in default
-    assert T.browser_script("select_entity") == cypher_template("select_entity")
+    assert T.browser_script("select_all") == cypher_template("select_all")
     # what the library runs is the script's query with its slots filled
     rendered = T.query("retrieve_exact", DEFAULT, variant={"rank": "plugin"})
     assert rendered.endswith("CASE WHEN $with_embedding THEN c.`embedding` END AS embedding")

@@ -27,6 +27,7 @@ from typing import Any
 from guidedrag_graph import templates
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.schema import SchemaMapping, escape_identifier
+from guidedrag_graph.selection.compiler import NO_MEMBERS
 
 # Bounds on a filter (every input bounded): nesting of $and/$or, terms, values of one $in, key
 # length. A filter a person or an LLM writes is a handful of terms.
@@ -247,6 +248,9 @@ class FilteredTier:
     list_variable: str
     weight: float
     name: str | None
+    # A tier not listed (``select_mentioned``) is tested by its entities; every candidate the
+    # ranking sees is in the universe already, so its narrowed form keeps the same entities.
+    member_variable: str = NO_MEMBERS
 
 
 # The list variable of the universe tier (the chunks that pass the filter) under auto.
@@ -282,7 +286,10 @@ class FilteredTiers:
 
     @property
     def tiers(self) -> tuple[FilteredTier, ...]:
-        narrowed = tuple(FilteredTier(_narrowed(t), t.weight, t.name) for t in self.inner.tiers)
+        narrowed = tuple(
+            FilteredTier(_narrowed(t), t.weight, t.name, t.member_variable)
+            for t in self.inner.tiers
+        )
         return (*narrowed, FilteredTier(UNIVERSE_VARIABLE, 0.0, UNIVERSE_TIER))
 
     @property

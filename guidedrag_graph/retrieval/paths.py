@@ -148,12 +148,16 @@ class Paths:
         with_embedding: bool,
         limit: int | None,
         exact_max: int,
+        tier_list_max: int,
     ) -> tuple[str, dict[str, Any]]:
         """``retrieve_boost`` (its variants: the 5.26 index procedure, the plugin) for these
         tiers: each tier ranked exactly up to ``exact_max`` chunks; and the query's parameters."""
         settings, schema = self.graph.settings, self.graph.schema
         tiers = list(compiled.tiers)
-        lists = {"tiers": [t.list_variable for t in tiers]}
+        lists = {
+            "tiers": [t.list_variable for t in tiers],
+            "members": [t.member_variable for t in tiers],
+        }
         params: dict[str, Any] = {
             **compiled.params,
             "query_vector": vector,
@@ -161,6 +165,7 @@ class Paths:
             "u_fetch_k": fetch,
             "wide_k": fetch * POSTFILTER_FIRST,
             "exact_max": int(exact_max),
+            "tier_list_max": int(tier_list_max),
             "tier_weights": [float(t.weight) for t in tiers],
             "tier_names": [t.name or t.list_variable for t in tiers],
             "limit": fetch if limit is None else limit,

@@ -23,6 +23,11 @@ MEASURED_EXACT_MAX: dict[str, int] = {"search_in": 500, "index": 1_000}
 # less than selecting the chunk, so exact (recall 1.0) stays the default far beyond the Cypher
 # crossover (benchmarks/plugin_bench.py; figures in docs/plugin.md).
 MEASURED_PLUGIN_EXACT_MAX = 200_000
+# Under auto, a tier of entity terms whose entities' mentions add up to more than this is not
+# listed: each candidate is tested for membership instead, and the tier is ranked from U's
+# over-fetched top. Listing and ranking grow with the tier, the test does not; the crossover
+# was measured by benchmarks/tier_listing.py on a synthetic KB (docs/performance.md).
+MEASURED_TIER_LIST_MAX = 3_000
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,13 @@ class Planner:
         if self.graph.rank_plugin:  # never below Cypher's own crossover, even with a tiny cache
             return max(self.plugin_exact_max(), MEASURED_EXACT_MAX[key])
         return MEASURED_EXACT_MAX[key]
+
+    def tier_list_max(self) -> int:
+        """Mentions past which a tier of entity terms is tested, not listed
+        (``cypher/select_mentioned.cypher``)."""
+        if self.graph.settings.planner_tier_list_max is not None:
+            return self.graph.settings.planner_tier_list_max
+        return MEASURED_TIER_LIST_MAX
 
     def plan(self, selection_size: int | None, is_all: bool) -> Plan:
         """The path for a selection of this size on this server (``None`` size: unknown)."""

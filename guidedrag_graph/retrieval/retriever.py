@@ -304,6 +304,7 @@ class Retriever:
             order.with_embedding,
             limit,
             self.planner.exact_max(),
+            self.planner.tier_list_max(),
         )
         started = time.perf_counter()
         rows = self.graph.read(query, params)

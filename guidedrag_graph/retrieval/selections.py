@@ -43,6 +43,12 @@ class CompiledTierLike(Protocol):
     @property
     def name(self) -> str | None: ...
 
+    @property
+    def member_variable(self) -> str:
+        """The variable holding the tier's entities when its chunks are not listed (else it is
+        null): ``cypher/select_mentioned.cypher``."""
+        ...
+
 
 class CompiledTiersLike(Protocol):
     """A compiled boost (``CompiledSelection.is_boost``): ``prelude`` binds one chunk list per

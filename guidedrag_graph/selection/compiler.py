@@ -13,7 +13,7 @@ ids and relation types that exist, and splices relation types only escaped.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,12 +26,22 @@ from guidedrag_graph.selection.primitives import Resolved
 @dataclass(frozen=True)
 class CompiledTier:
     """One tier of a compiled ``boost``: the list variable holding its chunks, its weight, its
-    display name, and the flag variable saying whether a hop cap cut the list."""
+    display name, the flag variable saying whether a hop cap cut the list, and the variable
+    holding its entities when the tier is not listed (null when it is: ``select_mentioned``)."""
 
     list_variable: str
     weight: float
     name: str
     flag_variable: str
+    member_variable: str = "m_none"
+
+
+# Leaves whose chunks are "every chunk mentioning an entity of a set" (their templates have an
+# ``out=entities`` variant giving that set). Under ``auto`` a tier made only of them is compiled
+# as its entities (``select_mentioned``), so a tier too large to list is never listed.
+MENTIONING = (A.Entity, A.Entities, A.Hop, A.KHop, A.Near)
+# The member variable of every listed tier: null (``select_mentioned``'s fragment "none").
+NO_MEMBERS = "m_none"
 
 
 @dataclass(frozen=True)
@@ -114,25 +124,41 @@ def compile_plan(
     *,
     hop_cap: int,
     force_sets: bool = False,
+    by_entities: bool = False,
 ) -> CompiledPlan:
-    """Compile ``expr``; ``resolved`` maps each name-bearing leaf to what it resolved to."""
+    """Compile ``expr``; ``resolved`` maps each name-bearing leaf to what it resolved to.
+
+    ``by_entities`` (a boost ranked by ``retrieve_boost``: ``auto``'s tiers): a tier made only
+    of ``MENTIONING`` terms is compiled as its entities and listed only when listing pays off
+    (``cypher/select_mentioned.cypher``); its member variable then says how to test a chunk."""
     if isinstance(expr, A.All) and not force_sets:
         body = T.fragment("select_all", "alone", schema) + "\n"
         return CompiledPlan(body, {}, 0, {}, is_all=True)
     builder = _Builder(resolved, schema, hop_cap, merge=not force_sets)
     if isinstance(expr, A.Boost):
-        return _compile_boost(expr, builder, force_sets=force_sets)
+        return _compile_boost(
+            expr, builder, force_sets=force_sets, by_entities=by_entities and not force_sets
+        )
     result = builder.node(expr)
     return CompiledPlan("".join(builder.parts), builder.params, result, builder.index)
 
 
-def _compile_boost(expr: A.Boost, builder: _Builder, *, force_sets: bool) -> CompiledPlan:
+def _compile_boost(
+    expr: A.Boost, builder: _Builder, *, force_sets: bool, by_entities: bool = False
+) -> CompiledPlan:
     """Each tier's selection compiled once into a list; with ``force_sets`` (sizes) the boost
     node itself is U, collected like ``all()`` inside an expression."""
     tiers: list[CompiledTier] = []
     for _, tier in expr.ordered():
+        leaves = mentioning_leaves(tier.expr) if by_entities else None
+        if leaves is not None:
+            i, flag = builder.mentioned(tier.expr, leaves)
+            tiers.append(CompiledTier(f"s{i}", tier.weight, tier.label, flag, f"m{i}"))
+            continue
         i = builder.node(tier.expr)
         tiers.append(CompiledTier(f"s{i}", tier.weight, tier.label, f"t{i}"))
+    none = T.fragment("select_mentioned", "none", builder.schema, variables={"m": NO_MEMBERS})
+    builder.parts.append(none.strip() + "\n")
     builder.params["sel_boost_weights"] = [t.weight for t in tiers]
     builder.params["sel_boost_names"] = [t.name for t in tiers]
     result = -1
@@ -142,6 +168,30 @@ def _compile_boost(expr: A.Boost, builder: _Builder, *, force_sets: bool) -> Com
     return CompiledPlan(
         "".join(builder.parts), builder.params, result, builder.index, tiers=tuple(tiers)
     )
+
+
+def mentioning_leaves(expr: A.Expr) -> tuple[A.Expr, ...] | None:
+    """The leaves of ``expr`` when it is one ``MENTIONING`` leaf or a union of them (each once,
+    in written order); None otherwise. Such a selection is the chunks mentioning the union of
+    its leaves' entity sets, whatever the shape of the union."""
+    leaves = union_leaves(expr, lambda node: isinstance(node, MENTIONING))
+    return None if leaves is None else tuple(dict.fromkeys(leaves))
+
+
+def union_leaves(expr: A.Expr, keep: Callable[[A.Expr], bool]) -> list[A.Expr] | None:
+    """The operands of ``expr``'s tree of unions, left to right, when ``keep`` holds for every
+    one; None otherwise."""
+    leaves: list[A.Expr] = []
+    stack: list[A.Expr] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, A.Union):
+            stack.extend((node.right, node.left))
+        elif keep(node):
+            leaves.append(node)
+        else:
+            return None
+    return leaves
 
 
 class _Builder:
@@ -160,6 +210,10 @@ class _Builder:
         self.parts: list[str] = []
         self.params: dict[str, Any] = {}
         self.index: dict[A.Expr, int] = {}
+        # Variables of the entity form (``mentioned``), numbered after ``index``'s so that a
+        # compile without them numbers its nodes as before.
+        self.extra = 0
+        self.tier_index: dict[A.Expr, tuple[int, str]] = {}
 
     def node(self, expr: A.Expr) -> int:
         """Compile ``expr`` and everything below it (post-order, explicit stack); its index."""
@@ -169,7 +223,7 @@ class _Builder:
             if node in self.index:  # equal sub-expressions are computed once
                 continue
             group = self.entity_group(node)
-            i = len(self.index)
+            i = len(self.index) + self.extra
             chain = self.chain(node) if group is None else None
             if chain is not None:
                 pending = [op for op in chain if op not in self.index]
@@ -262,17 +316,8 @@ class _Builder:
         keeps every node (it reports each one)."""
         if not self.merge or not isinstance(expr, A.Union):
             return None
-        leaves: list[A.Expr] = []
-        stack: list[A.Expr] = [expr]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, A.Union):
-                stack.extend((node.right, node.left))
-            elif isinstance(node, A.Leaf) and node.entity_list:
-                leaves.append(node)
-            else:
-                return None
-        return tuple(leaves)
+        leaves = union_leaves(expr, lambda node: isinstance(node, A.Leaf) and node.entity_list)
+        return None if leaves is None else tuple(leaves)
 
     def merged(self, leaves: tuple[A.Expr, ...]) -> Resolved:
         """What the group's leaves resolved to, together (ids in first-seen order)."""
@@ -284,8 +329,64 @@ class _Builder:
         found = tuple(ids)
         return Resolved(ids=found, empty=not found)
 
-    def leaf(self, expr: A.Expr, i: int, res: Resolved | None = None) -> str:
-        """A leaf's ``select_*`` fragment: its template, values and slots are its own."""
+    def fresh(self) -> int:
+        self.extra += 1
+        return len(self.index) + self.extra - 1
+
+    def mentioned(self, expr: A.Expr, leaves: tuple[A.Expr, ...]) -> tuple[int, str]:
+        """A tier of ``MENTIONING`` leaves as its entities: the entity terms together in one
+        ``select_entity`` (as ``entity_group`` does), every other leaf in its template's
+        ``out=entities`` variant, their union (``set_many``/``set_op``, which are list
+        operations), then ``select_mentioned``. Returns the index of the tier's chunk list
+        ``s<i>`` (and its member variable ``m<i>``) and its cap flag variable."""
+        if expr in self.tier_index:  # two tiers with equal selections share their variables
+            return self.tier_index[expr]
+        entity_terms = tuple(leaf for leaf in leaves if getattr(leaf, "entity_list", False))
+        parts: list[tuple[int, str]] = []
+        if entity_terms:
+            j = self.fresh()
+            text = self.leaf(A.Entities(("",)), j, self.merged(entity_terms), entities=True)
+            parts.append((j, text))
+        for leaf in leaves:
+            if leaf not in entity_terms:
+                j = self.fresh()
+                parts.append((j, self.leaf(leaf, j, entities=True)))
+        for _, text in parts:
+            self.parts.append(text.strip() + "\n")
+        operands = [j for j, _ in parts]
+        if len(operands) == 1:
+            x = operands[0]
+        else:
+            x = self.fresh()
+            lists = {
+                "operands": [f"s{j}" for j in operands],
+                "flags": [f"t{j}" for j in operands],
+            }
+            union = T.fragment(
+                "set_many",
+                "set",
+                self.schema,
+                variables={"s": f"s{x}", "t": f"t{x}"},
+                lists=lists,
+                variant={"op": "union"},
+            )
+            self.parts.append(union.strip() + "\n")
+        i = self.fresh()
+        tier = T.fragment(
+            "select_mentioned",
+            "set",
+            self.schema,
+            variables={"x": f"s{x}", "s": f"s{i}", "m": f"m{i}"},
+        )
+        self.parts.append(tier.strip() + "\n")
+        self.tier_index[expr] = (i, f"t{x}")
+        return i, f"t{x}"
+
+    def leaf(
+        self, expr: A.Expr, i: int, res: Resolved | None = None, *, entities: bool = False
+    ) -> str:
+        """A leaf's ``select_*`` fragment: its template, values and slots are its own
+        (``entities``: its ``out=entities`` variant, the entity set instead of the chunks)."""
         assert isinstance(expr, A.Leaf)
         if res is None:
             res = self.resolved.get(expr, Resolved())
@@ -309,5 +410,5 @@ class _Builder:
             params={f"sel_{key}": f"sel_{i}_{key}" for key in values},
             steps=expr.hops,
             relation=relation,
-            variant=expr.variant,
+            variant={**expr.variant, "out": "entities"} if entities else expr.variant,
         )

@@ -63,7 +63,9 @@ def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
     check_cost(
         selector.settings, expr, resolved, selector.resolver.cost_stats
     )  # before the tiers' query is sent
-    compiled = compile_plan(expr, resolved, selector.schema, hop_cap=selector.settings.hop_cap)
+    compiled = compile_plan(
+        expr, resolved, selector.schema, hop_cap=selector.settings.hop_cap, by_entities=True
+    )
     prepared = PreparedTiers(compiled.selection(selector.schema), None, expr, expr.to_text())
     cache.put(key, prepared)
     return prepared
