@@ -13,13 +13,14 @@ ids and relation types that exist, and splices relation types only escaped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from guidedrag_graph import templates as T
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import nodes as A
+from guidedrag_graph.selection.entity_tiers import NO_MEMBERS, mentioning_leaves, union_leaves
 from guidedrag_graph.selection.primitives import Resolved
 
 
@@ -33,15 +34,7 @@ class CompiledTier:
     weight: float
     name: str
     flag_variable: str
-    member_variable: str = "m_none"
-
-
-# Leaves whose chunks are "every chunk mentioning an entity of a set" (their templates have an
-# ``out=entities`` variant giving that set). Under ``auto`` a tier made only of them is compiled
-# as its entities (``select_mentioned``), so a tier too large to list is never listed.
-MENTIONING = (A.Entity, A.Entities, A.Hop, A.KHop, A.Near)
-# The member variable of every listed tier: null (``select_mentioned``'s fragment "none").
-NO_MEMBERS = "m_none"
+    member_variable: str = NO_MEMBERS
 
 
 @dataclass(frozen=True)
@@ -168,30 +161,6 @@ def _compile_boost(
     return CompiledPlan(
         "".join(builder.parts), builder.params, result, builder.index, tiers=tuple(tiers)
     )
-
-
-def mentioning_leaves(expr: A.Expr) -> tuple[A.Expr, ...] | None:
-    """The leaves of ``expr`` when it is one ``MENTIONING`` leaf or a union of them (each once,
-    in written order); None otherwise. Such a selection is the chunks mentioning the union of
-    its leaves' entity sets, whatever the shape of the union."""
-    leaves = union_leaves(expr, lambda node: isinstance(node, MENTIONING))
-    return None if leaves is None else tuple(dict.fromkeys(leaves))
-
-
-def union_leaves(expr: A.Expr, keep: Callable[[A.Expr], bool]) -> list[A.Expr] | None:
-    """The operands of ``expr``'s tree of unions, left to right, when ``keep`` holds for every
-    one; None otherwise."""
-    leaves: list[A.Expr] = []
-    stack: list[A.Expr] = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, A.Union):
-            stack.extend((node.right, node.left))
-        elif keep(node):
-            leaves.append(node)
-        else:
-            return None
-    return leaves
 
 
 class _Builder:
