@@ -22,7 +22,7 @@ A bundle with no questions (``kb/synthetic.py``'s) gets questions made from its 
 vector as the question's.
 
 Also printed: the Python time of ``default`` and ``question`` outside Neo4j reads (the call's
-wall time minus the time spent inside the driver's session, measured on the read's own thread),
+wall time minus the time spent inside the driver's session, measured around each read),
 the load average before, between passes and after, and the server. Results go to
 ``benchmarks/results/doors_<neo4j version>_<date>.json`` (or ``--out``).
 
@@ -72,7 +72,7 @@ ReadOnce = Callable[..., Any]
 
 def patch_reads(wrap: Callable[[ReadOnce], ReadOnce]) -> Callable[[], None]:
     """Put ``wrap(db._read_once)`` in its place (every read the library sends passes there, on
-    its worker thread); returns what puts the original back."""
+    the caller's thread); returns what puts the original back."""
     inner = db._read_once
     db._read_once = wrap(inner)
 
@@ -83,7 +83,7 @@ def patch_reads(wrap: Callable[[ReadOnce], ReadOnce]) -> Callable[[], None]:
 
 
 class ReadClock:
-    """Seconds spent inside the driver's session per call (reads run on worker threads)."""
+    """Seconds spent inside the driver's session per call."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()

@@ -60,9 +60,9 @@ def recorded(reads: list[Read]) -> Iterator[None]:
     """Every read the library sends, as (query text, parameters), while the block runs."""
 
     def keeping(inner: ReadOnce) -> ReadOnce:
-        def keep(driver: Any, query: Any, params: dict[str, Any], database: str | None) -> Any:
+        def keep(driver: Any, query: Any, params: dict[str, Any], *rest: Any) -> Any:
             reads.append((str(getattr(query, "text", query)), dict(params)))
-            return inner(driver, query, params, database)
+            return inner(driver, query, params, *rest)
 
         return keep
 

@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
-from neo4j import READ_ACCESS, Bookmarks, Driver, GraphDatabase, Query, RoutingControl
+from neo4j import READ_ACCESS, Bookmarks, Driver, GraphDatabase, Query, RoutingControl, Session
 from neo4j.exceptions import (
     AuthError,
     ClientError,
@@ -28,13 +28,14 @@ from neo4j.exceptions import (
 
 from guidedrag_graph import templates
 from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, redact_uri
+from guidedrag_graph.driver_io import cut_off, row, unlogged
 from guidedrag_graph.errors import (
     ConfigurationError,
     DatabaseUnavailableError,
     QueryMemoryError,
     QueryTimeoutError,
 )
-from guidedrag_graph.read_deadline import GRACE_S, DeadlinePassed, remaining, within
+from guidedrag_graph.read_deadline import GRACE_S, Deadline, DeadlinePassed, remaining
 
 # Every query we send carries a transaction timeout, so a runaway query (a huge selection, a hub
 # expansion) is stopped by the server itself, not only abandoned by the client.
@@ -307,7 +308,8 @@ def read_query(
     The server stops it after ``timeout`` seconds (default: the driver's, see ``connect``);
     that is a ``QueryTimeoutError`` naming the setting. The caller waits at most ``GRACE_S``
     longer: a server too loaded (or too frozen) to end the query on time is a
-    ``QueryTimeoutError`` too, at the deadline (``read_deadline``)."""
+    ``QueryTimeoutError`` too, at the deadline (``read_deadline``: the read runs on this thread
+    and the watchdog cuts its connection off)."""
     seconds = timeout if timeout is not None else query_timeout(driver)
     left = remaining()
     if left is not None:
@@ -323,10 +325,7 @@ def read_query(
     timed_query = timed(query, driver, seconds)
     while True:
         try:
-            return within(
-                seconds + GRACE_S,
-                lambda: _read_once(driver, timed_query, params or {}, database),
-            )
+            return _read_once(driver, timed_query, params or {}, database, seconds + GRACE_S)
         except DeadlinePassed:
             raise QueryTimeoutError(
                 f"Neo4j{where(driver)} had not ended the query {GRACE_S:g} s after its "
@@ -371,15 +370,25 @@ READ_RETRY_S = 30.0
 
 
 def _read_once(
-    driver: Driver, query: Query, params: dict[str, Any], database: str | None
+    driver: Driver, query: Query, params: dict[str, Any], database: str | None, wait: float
 ) -> list[dict[str, Any]]:
+    """One read on this thread, cut off after ``wait`` seconds (``DeadlinePassed``)."""
     bookmarks = Bookmarks.from_raw_values(driver.execute_query_bookmark_manager.get_bookmarks())
-    # Notifications off per session, so a driver the caller made (neo4j-graphrag, LangChain)
-    # logs no warning for a property their graph lacks (our queries probe optional keys).
-    with driver.session(
-        database=database,
-        default_access_mode=READ_ACCESS,
-        bookmarks=bookmarks,
-        notifications_min_severity="OFF",
-    ) as session:
-        return [record.data() for record in session.run(query, params)]
+    sessions: list[Session] = []
+    with Deadline(wait, lambda: cut_off(sessions)) as deadline:
+        try:
+            # Notifications off per session, so a driver the caller made (neo4j-graphrag,
+            # LangChain) logs no warning for a property their graph lacks (our queries probe
+            # optional keys).
+            with driver.session(
+                database=database,
+                default_access_mode=READ_ACCESS,
+                bookmarks=bookmarks,
+                notifications_min_severity="OFF",
+            ) as session:
+                sessions.append(session)
+                return [row(record) for record in session.run(query, unlogged(params))]
+        except (DriverError, Neo4jError, OSError):
+            if deadline.fired:
+                raise DeadlinePassed(wait) from None
+            raise

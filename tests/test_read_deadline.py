@@ -1,67 +1,138 @@
-"""The client-side deadline of reads (``read_deadline.within``): results and errors pass
-through, a late job is abandoned at the deadline, and workers are reused, not piled up."""
+"""The client-side deadline of reads (``read_deadline.Deadline``): a block that ends in time is
+never cut, a block still running at its deadline is cut from the watchdog's thread, a cut that
+finds nothing yet is tried again, and armed deadlines do not pile up."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
-import pytest
-
-from guidedrag_graph.read_deadline import DeadlinePassed, call_budget, remaining, within
-
-
-def test_results_and_errors_pass_through() -> None:
-    assert within(5, lambda: [1, 2]) == [1, 2]
-
-    def fail() -> None:
-        raise ValueError("the job's own error")
-
-    with pytest.raises(ValueError, match="the job's own error"):
-        within(5, fail)
+from guidedrag_graph.read_deadline import (
+    _WATCHDOG,
+    TICK_S,
+    Deadline,
+    call_budget,
+    remaining,
+)
 
 
-def test_a_late_job_is_abandoned_at_the_deadline_and_still_finishes() -> None:
-    release = threading.Event()
-    finished = threading.Event()
+def _setting(event: threading.Event) -> Callable[[], bool]:
+    """A cancel that records that it ran (and found something to cut)."""
 
-    def slow() -> int:
-        release.wait(10)
-        finished.set()
-        return 1
+    def cancel() -> bool:
+        event.set()
+        return True
+
+    return cancel
+
+
+def test_a_block_that_ends_in_time_is_never_cut() -> None:
+    cut = threading.Event()
+    with Deadline(0.2, _setting(cut)) as deadline:
+        pass
+    time.sleep(0.2 + 3 * TICK_S)
+    assert not cut.is_set()
+    assert not deadline.fired
+
+
+def test_a_block_still_running_is_cut_at_its_deadline_from_another_thread() -> None:
+    cut = threading.Event()
+    where: list[int] = []
+
+    def cancel() -> bool:
+        where.append(threading.get_ident())
+        cut.set()
+        return True
 
     t0 = time.monotonic()
-    with pytest.raises(DeadlinePassed):
-        within(0.2, slow)
+    with Deadline(0.2, cancel) as deadline:
+        assert cut.wait(5), "the watchdog never cut the block"  # the blocked read, woken
     took = time.monotonic() - t0
-    assert 0.19 <= took < 1.0, took
-    assert not finished.is_set()
-    release.set()
-    assert finished.wait(5), "the abandoned job never ran to its end"
+    assert 0.19 <= took < 0.2 + 10 * TICK_S, took
+    assert deadline.fired
+    assert where and where[0] != threading.get_ident()
 
 
-def test_workers_are_reused() -> None:
-    for _ in range(5):
-        within(5, lambda: None)
-    before = sum(t.name == "guidedrag-read" for t in threading.enumerate())
-    for _ in range(200):
-        within(5, lambda: None)
-    after = sum(t.name == "guidedrag-read" for t in threading.enumerate())
-    assert after == before, (before, after)
+def test_a_cut_that_finds_nothing_yet_is_tried_again() -> None:
+    tries: list[float] = []
+    done = threading.Event()
+
+    def cancel() -> bool:
+        tries.append(time.monotonic())
+        if len(tries) < 3:
+            return False  # a connection still being opened: nothing to shut yet
+        done.set()
+        return True
+
+    with Deadline(0.1, cancel):
+        assert done.wait(5)
+    assert len(tries) == 3
+    time.sleep(4 * TICK_S)
+    assert len(tries) == 3, "tried again after it had cut"
 
 
-def test_concurrent_callers_each_get_their_own_result() -> None:
-    results: dict[int, int] = {}
+def test_a_failing_cut_does_not_stop_the_watchdog() -> None:
+    def broken() -> bool:
+        raise RuntimeError("the read's connection was in a state nobody expected")
+
+    with Deadline(0.05, broken):
+        time.sleep(0.05 + 4 * TICK_S)
+    later = threading.Event()
+    with Deadline(0.05, _setting(later)):
+        assert later.wait(5), "a later deadline was not acted on"
+
+
+def test_an_earlier_deadline_wakes_the_watchdog() -> None:
+    """A 0.2 s deadline armed while a 30 s one is the watchdog's next wake still fires on time."""
+    long_done = threading.Event()
+    holder = threading.Thread(
+        target=lambda: _hold(Deadline(30, lambda: True), long_done), daemon=True
+    )
+    holder.start()
+    time.sleep(0.1)  # the watchdog now sleeps towards 30 s
+    cut = threading.Event()
+    t0 = time.monotonic()
+    with Deadline(0.2, _setting(cut)):
+        assert cut.wait(5)
+    assert time.monotonic() - t0 < 0.2 + 10 * TICK_S
+    long_done.set()
+    holder.join(5)
+
+
+def _hold(deadline: Deadline, until: threading.Event) -> None:
+    with deadline:
+        until.wait(10)
+
+
+def test_concurrent_blocks_each_get_their_own_cut() -> None:
+    cut: dict[int, threading.Event] = {n: threading.Event() for n in range(16)}
+    fired: dict[int, bool] = {}
 
     def caller(n: int) -> None:
-        results[n] = within(5, lambda: (time.sleep(0.05), n * n)[1])
+        seconds = 0.1 if n % 2 else 30.0  # odd ones run past their deadline, even ones end
+        with Deadline(seconds, _setting(cut[n])) as deadline:
+            if n % 2:
+                cut[n].wait(5)
+            else:
+                time.sleep(0.05)
+        fired[n] = deadline.fired
 
     threads = [threading.Thread(target=caller, args=(n,)) for n in range(16)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(10)
-    assert results == {n: n * n for n in range(16)}
+    assert fired == {n: bool(n % 2) for n in range(16)}
+    assert all(cut[n].is_set() == bool(n % 2) for n in range(16))
+
+
+def test_armed_deadlines_do_not_pile_up() -> None:
+    for _ in range(5000):
+        with Deadline(60, lambda: True):
+            pass
+    assert _WATCHDOG.pending() == 0
+    assert len(_WATCHDOG._heap) <= 2100, len(_WATCHDOG._heap)  # compacted, not 5,000 entries
 
 
 def test_budgets_nest_to_the_earlier_deadline_and_unwind() -> None:

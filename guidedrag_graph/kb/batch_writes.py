@@ -19,6 +19,7 @@ from neo4j.exceptions import DriverError, Neo4jError
 from neo4j.vector import Vector
 from tqdm import tqdm
 
+from guidedrag_graph.driver_io import unlogged
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.kb.bundle import Bundle, ChunkRow
 from guidedrag_graph.kb.load_report import LoadReport
@@ -61,13 +62,15 @@ class BatchWriter:
 
     def read(self, query: str, params: dict[str, Any]) -> list[Record]:
         with self.session() as session:
-            return list(session.execute_read(lambda tx: list(tx.run(query, params))))
+            return list(session.execute_read(lambda tx: list(tx.run(query, unlogged(params)))))
 
     def write(self, query: str, rows: list[dict[str, Any]]) -> None:
         if not rows:
             return
         with self.session() as session:
-            summary = session.execute_write(lambda tx: tx.run(query, {"rows": rows}).consume())
+            summary = session.execute_write(
+                lambda tx: tx.run(query, unlogged({"rows": rows})).consume()
+            )
         counters = summary.counters
         self.report.nodes_created += counters.nodes_created
         self.report.relationships_created += counters.relationships_created
