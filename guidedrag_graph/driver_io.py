@@ -69,7 +69,7 @@ def cut_off(sessions: list[Session]) -> bool:
     """Wake a read blocked on the server: shut down the socket of the connection its session
     holds (the receive fails, the driver drops the connection, the server ends the transaction
     of a client that went away). The driver has no public way to cancel a running query, so
-    this reads its session's connection; ``tests/test_read_deadline_db.py`` fails if a driver
+    this reads its session's connection; ``tests/test_driver_io_db.py`` fails if a driver
     release moves it. False while there is no connection yet (it is being opened, bounded by
     the driver's ``connection_timeout``): the watchdog tries again."""
     connection = getattr(sessions[0], "_connection", None) if sessions else None

@@ -116,3 +116,26 @@ def test_row_is_record_data_for_every_kind_of_value(driver: Driver) -> None:
         assert row(scalars) == scalars.data() == {"s": "a", "l": [1, 2.5, None]}
     finally:
         driver.execute_query("MATCH (n:DriverIoProbe) DETACH DELETE n")
+
+
+def test_a_write_batch_goes_unformatted(
+    driver: Driver, settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The loader's batches (chunk rows with their embeddings) are handed over unlogged too."""
+    from guidedrag_graph.kb.batch_writes import BatchWriter
+    from guidedrag_graph.kb.load_report import LoadReport
+
+    report = LoadReport(bundle="probe", schema_preset="default", counts={})
+    writer = BatchWriter(driver, settings.neo4j_database, report)
+    rows = [{"name": f"probe {i}", "v": [i / 3] * 8} for i in range(40)]
+    try:
+        with caplog.at_level(logging.DEBUG, logger="neo4j"):
+            writer.write(
+                "UNWIND $rows AS row CREATE (:DriverIoProbe {name: row.name, v: row.v})", rows
+            )
+        runs = [r.getMessage() for r in caplog.records if " RUN " in r.getMessage()]
+        assert runs and all("<list of 40>" in m for m in runs), runs
+        assert not any("probe 7" in m for m in runs), "the batch was formatted for the log"
+        assert report.nodes_created == 40
+    finally:
+        driver.execute_query("MATCH (n:DriverIoProbe) DETACH DELETE n")
