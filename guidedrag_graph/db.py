@@ -28,7 +28,7 @@ from neo4j.exceptions import (
 
 from guidedrag_graph import templates
 from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, redact_uri
-from guidedrag_graph.driver_io import cut_off, row, unlogged
+from guidedrag_graph.driver_io import cut_off, cut_quietly, row, unlogged
 from guidedrag_graph.errors import (
     ConfigurationError,
     DatabaseUnavailableError,
@@ -375,7 +375,7 @@ def _read_once(
     """One read on this thread, cut off after ``wait`` seconds (``DeadlinePassed``)."""
     bookmarks = Bookmarks.from_raw_values(driver.execute_query_bookmark_manager.get_bookmarks())
     sessions: list[Session] = []
-    with Deadline(wait, lambda: cut_off(sessions)) as deadline:
+    with cut_quietly() as cut, Deadline(wait, lambda: cut_off(sessions, cut)) as deadline:
         try:
             # Notifications off per session, so a driver the caller made (neo4j-graphrag,
             # LangChain) logs no warning for a property their graph lacks (our queries probe

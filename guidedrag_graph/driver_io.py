@@ -13,14 +13,18 @@ Python driver (6.x) does at a cost no setting turns off, or has no public way to
   scalar or a list of scalars (what our retrieval queries return) and ``data()`` otherwise, so
   a row is the same dict either way.
 - **A running query cannot be cancelled** through the driver's API. ``cut_off`` is what the
-  read deadline's watchdog calls (``read_deadline``, ``db.read_query``).
+  read deadline's watchdog calls (``read_deadline``, ``db.read_query``); the driver then logs
+  the connection it finds dead at ERROR, and ``cut_quietly`` drops those records of a read we
+  cut (the caller gets its one-line ``QueryTimeoutError`` instead).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from neo4j import Record, Session
@@ -65,7 +69,44 @@ def row(record: Record) -> dict[str, Any]:
     return dict(zip(record.keys(), values, strict=True))
 
 
-def cut_off(sessions: list[Session]) -> bool:
+# Threads whose read the watchdog is cutting off: the driver logs the connection it then finds
+# dead at ERROR ("Failed to read from defunct connection"), which is our own doing and would
+# print beside the one-line QueryTimeoutError; ``_QuietCuts`` drops those records.
+_CUT_THREADS: set[int] = set()
+
+
+class _QuietCuts(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.thread not in _CUT_THREADS
+
+
+logging.getLogger("neo4j.io").addFilter(_QuietCuts())
+
+
+class ReadCut:
+    """One read as ``cut_off`` sees it: its thread, and whether it is still running."""
+
+    __slots__ = ("owner", "running")
+
+    def __init__(self) -> None:
+        self.owner = threading.get_ident()
+        self.running = True
+
+
+@contextlib.contextmanager
+def cut_quietly() -> Iterator[ReadCut]:
+    """Around a read: what ``cut_off`` needs to drop the driver's log records of a cut read,
+    from the cut until the read has returned (and never after: a cut that comes as the read
+    ends takes its thread out again)."""
+    cut = ReadCut()
+    try:
+        yield cut
+    finally:
+        cut.running = False
+        _CUT_THREADS.discard(cut.owner)
+
+
+def cut_off(sessions: list[Session], cut: ReadCut | None = None) -> bool:
     """Wake a read blocked on the server: shut down the socket of the connection its session
     holds (the receive fails, the driver drops the connection, the server ends the transaction
     of a client that went away). The driver has no public way to cancel a running query, so
@@ -77,6 +118,11 @@ def cut_off(sessions: list[Session]) -> bool:
     raw = getattr(wrapped, "_socket", wrapped)
     if not isinstance(raw, socket.socket):
         return False
+    if cut is not None:
+        _CUT_THREADS.add(cut.owner)
+        if not cut.running:  # it ended meanwhile: nothing to quiet, nothing to cut
+            _CUT_THREADS.discard(cut.owner)
+            return True
     with contextlib.suppress(OSError):  # already closed: the read has its error
         socket.socket.shutdown(raw, socket.SHUT_RDWR)  # the fd itself, TLS or not
     return True
