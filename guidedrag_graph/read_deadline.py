@@ -15,7 +15,8 @@ a client that went away). An earlier design ran every read on a worker thread an
 with a timeout; that hop cost ~0.05 ms in a hot loop and 0.25 ms (0.17x a whole
 ``VectorRetriever`` call) when other work ran between reads, on every read, for what only a
 frozen server needs. Arming a deadline costs a heap push under a lock; the watchdog wakes at most
-every ``TICK_S`` and is only notified when a deadline is earlier than its next wake.
+every ``TICK_S`` and is only notified when a deadline is earlier than its next wake. A forked
+child starts with a watchdog of its own (the parent's thread does not come along).
 
 The timeout bounds a *call*, not each of its queries: ``budgeted`` (on ``GuidedRAG.retrieve``
 and the ``Selector``'s runs) opens a budget of ``GUIDEDRAG_QUERY_TIMEOUT`` for the whole call,
@@ -29,6 +30,7 @@ from __future__ import annotations
 import functools
 import heapq
 import itertools
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -82,6 +84,10 @@ class _Watchdog:
     due (or a compaction drops them): arming is a push, disarming a store."""
 
     def __init__(self) -> None:
+        self._start()
+
+    def _start(self) -> None:
+        """A fresh state (also in a forked child, which has the lock but not the thread)."""
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._heap: list[tuple[float, int, Deadline]] = []
@@ -136,6 +142,7 @@ def _cut(cancel: Callable[[], bool]) -> bool:
 
 
 _WATCHDOG = _Watchdog()
+os.register_at_fork(after_in_child=_WATCHDOG._start)
 
 
 _BUDGET = threading.local()

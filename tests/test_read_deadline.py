@@ -4,6 +4,8 @@ finds nothing yet is tried again, and armed deadlines do not pile up."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -158,3 +160,25 @@ def test_a_budget_is_per_thread() -> None:
         worker.start()
         worker.join()
     assert seen == [None]
+
+
+def test_a_forked_child_has_a_watchdog_of_its_own() -> None:
+    """A child forked while the parent's watchdog runs (the bulk reader's worker processes, a
+    forking server) gets a fresh one: the parent's thread is not in the child."""
+    with Deadline(60, lambda: True):
+        pass  # the parent's watchdog thread is running
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only if its deadline is acted on
+        cut = threading.Event()
+        with Deadline(0.1, _setting(cut)):
+            ok = cut.wait(5)
+        os._exit(0 if ok else 1)
+    until = time.monotonic() + 15
+    done, status = os.waitpid(pid, os.WNOHANG)
+    while not done and time.monotonic() < until:
+        time.sleep(0.05)
+        done, status = os.waitpid(pid, os.WNOHANG)
+    if not done:  # stuck on the parent's state: fail, and leave no process behind
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    assert done and os.waitstatus_to_exitcode(status) == 0, "the child's deadline never came"
