@@ -6,6 +6,7 @@ tests in file order: the first ones need a fresh database, the last one kills th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -250,6 +251,21 @@ def test_the_managed_server_caps_transaction_memory_per_query_and_in_total(
     }, values
 
 
+def _wait_until_stopped(pid: int, within_s: float = 10.0) -> None:
+    """SIGSTOP is delivered asynchronously: every thread of the JVM is in state T before the
+    test's read goes out (a read sent sooner may still be answered, and nothing times out)."""
+    until = time.monotonic() + within_s
+    while time.monotonic() < until:
+        states = []
+        for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
+            with contextlib.suppress(OSError):
+                states.append(stat.read_text().rsplit(")", 1)[1].split()[0])
+        if states and all(state in ("T", "t") for state in states):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"the server (pid {pid}) did not stop within {within_s:g} s")
+
+
 def test_a_server_that_does_not_answer_is_a_timeout_at_the_deadline(own: OwnServer) -> None:
     """A frozen server (SIGSTOP: what a long GC pause or an oversubscribed host looks like to
     a client) cannot end the transaction at its timeout; the read still returns at the timeout
@@ -265,6 +281,7 @@ def test_a_server_that_does_not_answer_is_a_timeout_at_the_deadline(own: OwnServ
         assert read_query(driver, "RETURN 1 AS x", database="neo4j") == [{"x": 1}]
         os.killpg(pid, signal.SIGSTOP)
         try:
+            _wait_until_stopped(pid)  # a read sent before every thread stops is answered
             t0 = time.monotonic()
             with pytest.raises(QueryTimeoutError, match="had not ended the query") as caught:
                 read_query(driver, "RETURN 1 AS x", database="neo4j", timeout=1.0)
