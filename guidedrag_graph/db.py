@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
-from neo4j import READ_ACCESS, Bookmarks, Driver, GraphDatabase, Query, RoutingControl, Session
+from neo4j import READ_ACCESS, Bookmarks, Driver, GraphDatabase, Query, RoutingControl
 from neo4j.exceptions import (
     AuthError,
     ClientError,
@@ -28,7 +28,7 @@ from neo4j.exceptions import (
 
 from guidedrag_graph import templates
 from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, redact_uri
-from guidedrag_graph.driver_io import cut_off, cut_quietly, row, unlogged
+from guidedrag_graph.driver_io import ReadCut, cut_off, row, unlogged
 from guidedrag_graph.errors import (
     ConfigurationError,
     DatabaseUnavailableError,
@@ -374,8 +374,7 @@ def _read_once(
 ) -> list[dict[str, Any]]:
     """One read on this thread, cut off after ``wait`` seconds (``DeadlinePassed``)."""
     bookmarks = Bookmarks.from_raw_values(driver.execute_query_bookmark_manager.get_bookmarks())
-    sessions: list[Session] = []
-    with cut_quietly() as cut, Deadline(wait, lambda: cut_off(sessions, cut)) as deadline:
+    with ReadCut() as cut, Deadline(wait, lambda: cut_off(cut)) as deadline:
         try:
             # Notifications off per session, so a driver the caller made (neo4j-graphrag,
             # LangChain) logs no warning for a property their graph lacks (our queries probe
@@ -386,7 +385,7 @@ def _read_once(
                 bookmarks=bookmarks,
                 notifications_min_severity="OFF",
             ) as session:
-                sessions.append(session)
+                cut.session = session
                 return [row(record) for record in session.run(query, unlogged(params))]
         except (DriverError, Neo4jError, OSError):
             if deadline.fired:

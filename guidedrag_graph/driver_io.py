@@ -14,7 +14,7 @@ Python driver (6.x) does at a cost no setting turns off, or has no public way to
   a row is the same dict either way.
 - **A running query cannot be cancelled** through the driver's API. ``cut_off`` is what the
   read deadline's watchdog calls (``read_deadline``, ``db.read_query``); the driver then logs
-  the connection it finds dead at ERROR, and ``cut_quietly`` drops those records of a read we
+  the connection it finds dead at ERROR, and ``ReadCut`` drops those records of a read we
   cut (the caller gets its one-line ``QueryTimeoutError`` instead).
 """
 
@@ -24,7 +24,7 @@ import contextlib
 import logging
 import socket
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from neo4j import Record, Session
@@ -84,45 +84,41 @@ logging.getLogger("neo4j.io").addFilter(_QuietCuts())
 
 
 class ReadCut:
-    """One read as ``cut_off`` sees it: its thread, and whether it is still running."""
+    """One read as ``cut_off`` sees it: its thread, its session once opened, and whether it is
+    still running. ``with ReadCut() as cut:`` around the read drops the driver's log records of
+    a cut read from the cut until the read has returned (and never after: a cut that comes as the
+    read ends takes its thread out again)."""
 
-    __slots__ = ("owner", "running")
+    __slots__ = ("owner", "running", "session")
 
     def __init__(self) -> None:
         self.owner = threading.get_ident()
         self.running = True
+        self.session: Session | None = None
+
+    def __enter__(self) -> ReadCut:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.running = False
+        _CUT_THREADS.discard(self.owner)
 
 
-@contextlib.contextmanager
-def cut_quietly() -> Iterator[ReadCut]:
-    """Around a read: what ``cut_off`` needs to drop the driver's log records of a cut read,
-    from the cut until the read has returned (and never after: a cut that comes as the read
-    ends takes its thread out again)."""
-    cut = ReadCut()
-    try:
-        yield cut
-    finally:
-        cut.running = False
-        _CUT_THREADS.discard(cut.owner)
-
-
-def cut_off(sessions: list[Session], cut: ReadCut | None = None) -> bool:
+def cut_off(cut: ReadCut) -> bool:
     """Wake a read blocked on the server: shut down the socket of the connection its session
     holds (the receive fails, the driver drops the connection, the server ends the transaction
     of a client that went away). The driver has no public way to cancel a running query, so
     this reads its session's connection; ``tests/test_driver_io_db.py`` fails if a driver
     release moves it. False while there is no connection yet (it is being opened, bounded by
     the driver's ``connection_timeout``): the watchdog tries again."""
-    connection = getattr(sessions[0], "_connection", None) if sessions else None
-    wrapped = getattr(connection, "socket", None)
+    wrapped = getattr(getattr(cut.session, "_connection", None), "socket", None)
     raw = getattr(wrapped, "_socket", wrapped)
     if not isinstance(raw, socket.socket):
         return False
-    if cut is not None:
-        _CUT_THREADS.add(cut.owner)
-        if not cut.running:  # it ended meanwhile: nothing to quiet, nothing to cut
-            _CUT_THREADS.discard(cut.owner)
-            return True
+    _CUT_THREADS.add(cut.owner)
+    if not cut.running:  # it ended meanwhile: nothing to quiet, nothing to cut
+        _CUT_THREADS.discard(cut.owner)
+        return True
     with contextlib.suppress(OSError):  # already closed: the read has its error
         socket.socket.shutdown(raw, socket.SHUT_RDWR)  # the fd itself, TLS or not
     return True

@@ -16,21 +16,17 @@ from neo4j.exceptions import DriverError, Neo4jError
 
 from guidedrag_graph import db
 from guidedrag_graph.config import Settings
-from guidedrag_graph.driver_io import _CUT_THREADS, UnloggedList, cut_off, row, unlogged
+from guidedrag_graph.driver_io import _CUT_THREADS, ReadCut, UnloggedList, cut_off, row, unlogged
 from guidedrag_graph.read_deadline import TICK_S, DeadlinePassed
+from guidedrag_graph.testing.selection_fuzz import running_transactions
 
 # Runs for minutes unless it is stopped: what a read looks like to a client whose server is late.
 LONG = "UNWIND range(1, 2000000000) AS x WITH x WHERE x < 0 RETURN count(*) AS n"
 MARK = "guidedrag-deadline-probe"
 
 
-def _running(driver: Driver) -> list[Any]:
-    records, _, _ = driver.execute_query(
-        "SHOW TRANSACTIONS YIELD currentQuery WHERE currentQuery CONTAINS $mark "
-        "AND NOT currentQuery CONTAINS 'SHOW TRANSACTIONS' RETURN currentQuery",
-        {"mark": MARK},
-    )
-    return list(records)
+def _running(driver: Driver) -> list[dict[str, Any]]:
+    return [t for t in running_transactions(driver) if MARK in (t["query"] or "")]
 
 
 def _gone(driver: Driver, within_s: float = 10.0) -> bool:
@@ -43,14 +39,15 @@ def _gone(driver: Driver, within_s: float = 10.0) -> bool:
 
 
 def test_a_running_read_is_cut_off_through_its_session(driver: Driver) -> None:
-    with driver.session(default_access_mode=READ_ACCESS) as session:
+    with driver.session(default_access_mode=READ_ACCESS) as session, ReadCut() as read:
+        read.session = session
         cut: list[bool] = []
 
         def cut_once_running() -> None:  # the server runs it: the session holds its connection
             until = time.monotonic() + 10
             while not _running(driver) and time.monotonic() < until:
                 time.sleep(0.05)
-            cut.append(cut_off([session]))
+            cut.append(cut_off(read))
 
         cutter = threading.Thread(target=cut_once_running, daemon=True)
         cutter.start()
@@ -60,6 +57,7 @@ def test_a_running_read_is_cut_off_through_its_session(driver: Driver) -> None:
         took = time.monotonic() - t0
         cutter.join(5)
     assert cut == [True], "cut_off found no socket: the driver moved its session's connection"
+    assert not _CUT_THREADS, "the read's thread stayed quieted after it returned"
     assert took < 12, took
     assert _gone(driver), "the server kept the transaction of a client that went away"
     assert driver.execute_query("RETURN 1 AS x").records[0]["x"] == 1
@@ -83,9 +81,11 @@ def test_a_read_past_its_deadline_is_deadline_passed(
 
 
 def test_cut_off_before_any_connection_finds_nothing(driver: Driver) -> None:
-    assert cut_off([]) is False
-    with driver.session() as session:  # no query yet: no connection held
-        assert cut_off([session]) is False
+    with ReadCut() as read:
+        assert cut_off(read) is False  # no session yet
+        with driver.session() as session:  # no query yet: no connection held
+            read.session = session
+            assert cut_off(read) is False
 
 
 def test_long_lists_go_over_bolt_unchanged_and_unformatted(
