@@ -13,15 +13,24 @@
 // - the entities' mentions add up to more than $list_max: past this measured crossover testing
 //   candidates is cheaper than listing and ranking the tier exactly, even with the rank plugin.
 // Fragment "none" binds m to null for a tier given by its list (∩, a user's boost).
+// Variant walk=plugin decides and lists with the rank plugin's guidedrag.mentioned (plugin/: the
+// same rule and the same chunks, walked by the kernel's cursors; it counts mentions on the walk
+// and stops listing past $tier_list_max). $tier_* name the schema for it
+// (strings: Browser sets no map parameter from a :param line).
 // Columns (Browser): size, listed, chunk_ids.
+// @variants walk=cypher|plugin
 :param sel_ids => ['euro'];
 :param exact_max => 500;
 :param tier_list_max => 3000;
+:param tier_chunk_label => 'Chunk';
+:param tier_mentions => 'MENTIONS';
+:param tier_direction => 'out';
 
 MATCH (e:/*entity_label*/Entity) WHERE /*entity_id*/e.id IN $sel_ids
 WITH collect(e) AS x
 // @fragment set
 CALL (x) {
+  // @variant walk=cypher
   CALL (x) {
     UNWIND x AS e
     WITH e, COUNT { ()/*mentions*/-[:MENTIONS]->(e) } AS degree
@@ -42,6 +51,12 @@ CALL (x) {
     RETURN collect(DISTINCT c) AS s
   }
   RETURN s, CASE WHEN over THEN x END AS m
+  // @end-variant
+  // @variant walk=plugin
+  WITH guidedrag.mentioned(x, $exact_max, $tier_list_max, $tier_chunk_label, $tier_mentions,
+    $tier_direction) AS listing
+  RETURN listing.chunks AS s, CASE WHEN listing.over THEN x END AS m
+  // @end-variant
 }
 // @end
 RETURN size(s) AS size, m IS NULL AS listed, [c IN s | /*chunk_id*/c.id][..25] AS chunk_ids;

@@ -32,6 +32,8 @@ _T = TypeVar("_T")
 RANK_PROCEDURE = "guidedrag.rank"
 # auto's tiers in one call; plugins built before it have guidedrag.rank only.
 RANK_TIERS_PROCEDURE = "guidedrag.rankTiers"
+# auto's entity tiers walked by the plugin (select_near/select_mentioned, walk=plugin); newer still.
+TIER_WALK_FUNCTIONS = ("guidedrag.nearStep", "guidedrag.mentioned")
 
 
 # The settings `guidedrag kb adopt` (and `kb embed-entities`) record in the graph: what a command
@@ -246,3 +248,17 @@ class GraphContext:
             "rank_tiers_plugin",
             lambda: procedure_available(self.driver, RANK_TIERS_PROCEDURE, self.database),
         )
+
+    @property
+    def tier_walk(self) -> str:
+        """How ``auto``'s entity tiers are walked: ``plugin`` when the tiers rank through the
+        plugin and it lists the walk functions (a plugin built before them walks in Cypher),
+        else ``cypher``. The variant of ``select_near``/``select_mentioned`` the compiler takes."""
+        listed = self.rank_tiers_plugin and self.fact(
+            "tier_walk_plugin",
+            lambda: all(
+                procedure_available(self.driver, name, self.database, function=True)
+                for name in TIER_WALK_FUNCTIONS
+            ),
+        )
+        return "plugin" if listed else "cypher"

@@ -262,11 +262,12 @@ _PROCEDURES: weakref.WeakKeyDictionary[Driver, dict[tuple[str | None, str], bool
 _PROCEDURES_LOCK = threading.Lock()
 
 
-def procedure_available(driver: Driver, name: str, database: str | None = None) -> bool:
-    """Whether ``SHOW PROCEDURES`` lists ``name``; asked once per driver and database.
-
-    A server that refuses to list procedures (a restricted role) counts as not having it.
-    """
+def procedure_available(
+    driver: Driver, name: str, database: str | None = None, *, function: bool = False
+) -> bool:
+    """Whether ``SHOW PROCEDURES`` (``function``: ``SHOW FUNCTIONS``) lists ``name``; asked once
+    per driver and database. A server that refuses to list them (a restricted role) counts as
+    not having it."""
     key = (database, name)
     with _PROCEDURES_LOCK:
         known = _PROCEDURES.setdefault(driver, {})
@@ -275,7 +276,9 @@ def procedure_available(driver: Driver, name: str, database: str | None = None) 
     try:
         rows = read_query(
             driver,
-            templates.query("procedure_listed"),
+            templates.query(
+                "procedure_listed", variant={"kind": "function" if function else "procedure"}
+            ),
             {"name": name},
             database=database,
         )

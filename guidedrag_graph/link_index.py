@@ -27,10 +27,10 @@ from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.link_text import KeyIndex, candidate
 
-# The most entities held in-process: about 650 bytes each (the keys, their dictionaries and
-# what a match needs; tracemalloc on MuSiQue's 19,568 entities), so some 65 MB at the bound, and
-# one read of every entity per cache period. Larger KBs link by query, whose cost does not grow
-# with the KB (index seeks and a capped full-text search).
+# The most entities held in-process: about 1 KB each (the keys, their dictionaries, their
+# word-end prefixes and what a match needs; tracemalloc on MuSiQue's 19,568 entities: 20.2 MB),
+# so some 100 MB at the bound, and one read of every entity per cache period. Larger KBs link
+# by query, whose cost does not grow with the KB (index seeks and a capped full-text search).
 MAX_ENTITIES = 100_000
 
 CACHE_KIND = "link_index"

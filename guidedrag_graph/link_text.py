@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +41,8 @@ TOKEN = re.compile(r"\w+(?:['’]\w+)*", re.UNICODE)
 POSSESSIVE = re.compile(r"['’]s?$")
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 _PAREN = re.compile(r"^(.+?) \(([^()]+)\)$")
+# Where a key may go on past a word: a word character, then one that is not ("new| york").
+_WORD_END = re.compile(r"(?<=\w)\W")
 
 KIND_RANK = {"exact": 0, "alias": 1, "variant": 2, "qualified": 3}
 
@@ -51,9 +52,25 @@ def fold(text: str) -> str:
     key = name_key(text)
     if key.isascii():
         return _fold_ascii(key)
-    decomposed = unicodedata.normalize("NFKD", key)
-    letters = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    letters = unicodedata.normalize("NFKD", key).translate(_NO_MARKS)
     return " ".join(_NON_WORD.sub(" ", letters).split())
+
+
+class _Marks(dict[int, int | None]):
+    """``str.translate`` table dropping combining marks, filled as code points are met (a
+    per-character generator cost ~10 us per question in the linker's ``fold``); at most
+    ``KEPT`` of them, so questions cannot grow it without bound."""
+
+    KEPT = 65_536
+
+    def __missing__(self, point: int) -> int | None:
+        kept = None if unicodedata.combining(chr(point)) else point
+        if len(self) < self.KEPT:
+            self[point] = kept
+        return kept
+
+
+_NO_MARKS = _Marks()
 
 
 def fold_key(key: str) -> str:
@@ -212,8 +229,8 @@ class KeyIndex:
     """The candidates by each key a span may match, so matching is lookups, not a product.
 
     Built per question from the candidates Neo4j returned, or once from every entity of the KB
-    (``link_index.py``); ``known`` and ``sorted_keys`` let :func:`indexed_spans` skip the
-    n-grams no key equals, and stop lengthening a span no key begins with."""
+    (``link_index.py``); ``known`` and ``heads`` let :func:`indexed_spans` skip the n-grams no
+    key equals, and stop lengthening a span no key goes on from."""
 
     def __init__(self, candidates: Iterable[Candidate]) -> None:
         self.by_kind: dict[str, dict[str, list[Sense]]] = {k: {} for k in KIND_RANK}
@@ -230,7 +247,11 @@ class KeyIndex:
                 for key in keys:
                     self.by_kind[kind].setdefault(key, []).append(cand.sense)
         self.known: frozenset[str] = frozenset().union(*self.by_kind.values())
-        self.sorted_keys: list[str] = sorted(self.known)
+        # Every key cut where a word ends: a span whose key is not here can only grow into keys
+        # no entity has (hash look-ups; a sorted list's prefix search cost a bisect per n-gram).
+        self.heads: frozenset[str] = frozenset(
+            key[: m.start()] for key in self.known for m in _WORD_END.finditer(key)
+        )
 
     def matches(self, keys: Iterable[str], folded: Iterable[str]) -> list[Match]:
         """(kind, entity) pairs, each entity once, with its strongest kind."""
@@ -248,10 +269,10 @@ class KeyIndex:
                     out.setdefault(sense.name, (kind, sense))
         return list(out.values())
 
-    def begins(self, prefix: str) -> bool:
-        """Whether some key starts with ``prefix`` (a binary search, no scan)."""
-        at = bisect_left(self.sorted_keys, prefix)
-        return at < len(self.sorted_keys) and self.sorted_keys[at].startswith(prefix)
+    def continues(self, key: str) -> bool:
+        """Whether some key goes on from ``key`` (a span key, which ends in a word character)
+        past a word end: ``key`` followed by a character that is not a word character."""
+        return key in self.heads
 
 
 def matched_spans(spans: Sequence[Span], index: KeyIndex) -> list[tuple[Span, list[Match]]]:
@@ -272,10 +293,11 @@ def indexed_spans(question: str, max_words: int, index: KeyIndex) -> list[tuple[
 
     Each n-gram's keys are computed as :func:`question_spans` computes them and looked up
     first; only a hit becomes a :class:`Span`. Lengthening a span stops once no key of the index
-    begins with its ``name_key`` or its ``fold`` — exact for ASCII text, where both keys of a
-    longer span begin with the shorter one's (casefold, punctuation and whitespace act on each
-    character alone); text with other characters (NFKC and NFKD may combine across words) is
-    never cut short."""
+    goes on from its ``name_key`` or its ``fold`` past a word end (``KeyIndex.continues``) —
+    exact for ASCII text, where both keys of a longer span are the shorter one's, then a
+    character that is not a word character, then more (casefold, punctuation and whitespace act
+    on each character alone); text with other characters (NFKC and NFKD may combine across
+    words) is never cut short."""
     tokens = list(TOKEN.finditer(question))
     count = len(tokens)
     starts = [t.start() for t in tokens]
@@ -330,6 +352,6 @@ def indexed_spans(question: str, max_words: int, index: KeyIndex) -> list[tuple[
                     found = index.matches(keys, folded)
                     if found:
                         out.append((span, found))
-            if cut and not index.begins(key) and not index.begins(folded_key):
+            if cut and not index.continues(key) and not index.continues(folded_key):
                 break
     return out

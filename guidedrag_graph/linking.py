@@ -95,18 +95,20 @@ def choose(spans: Sequence[Span], candidates: Sequence[Candidate], question: str
 def choose_matches(matched: Sequence[tuple[Span, list[Match]]], question: str) -> list[Link]:
     """Resolve overlaps longest first and order the links best first, from each span that is
     long enough and what it matched (``matched_spans``, ``indexed_spans``)."""
-    question_words = set(fold(question).split())
+    question_words: set[str] | None = None  # folded once, for the first sense qualified
     by_span: dict[tuple[int, int], list[Link]] = {}
     span_of: dict[tuple[int, int], Span] = {}
     for span, found in matched:
         for kind, sense in found:
+            if sense.qualifiers and question_words is None:
+                question_words = set(fold(question).split())
             link = Link(
                 name=sense.name,
                 span=span,
                 kind=kind,
                 mentions=sense.mentions,
                 document_subject=sense.document_subject,
-                context=bool(sense.qualifiers & question_words),
+                context=bool(question_words and sense.qualifiers & question_words),
             )
             key = (span.start, span.end)
             span_of[key] = span

@@ -8,7 +8,9 @@ bound. The KB is ``test_linking``'s.
 
 from __future__ import annotations
 
+import re
 import time
+import unicodedata
 
 import pytest
 from hypothesis import given
@@ -16,6 +18,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from neo4j import Driver
 
+from guidedrag_graph import link_text
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.link_text import (
@@ -172,6 +175,8 @@ def test_indexed_spans_equal_the_spans_matched_one_by_one() -> None:
             ("The Who", ()),
             ("Café", ()),
             ("O'Brien", ()),
+            ("New Yorkshire Terrier", ()),
+            ("Pan-African Congress", ()),
         )
     )
     texts = [
@@ -180,6 +185,7 @@ def test_indexed_spans_equal_the_spans_matched_one_by_one() -> None:
         "Mercury, cafe\u0301 and Café: The Who's new-york tour in New York-City",
         "What is — ½ of 12 Mercury?",
         "",
+        "Was the New York Pan African meeting a Pan-African Congress of New Yorkshire Terriers?",
     ]
     for text in texts:
         for words in (1, 3, 12):
@@ -203,3 +209,57 @@ def test_fold_key_of_a_name_key_is_its_fold(text: str) -> None:
 def test_fold_key_on_punctuation_accents_and_spaces() -> None:
     for text in ("Aschenbrödel", "St. Louis-Park", "  AC/DC  ", "Ελλάδα", "l'Île", "R&B", "x"):
         assert fold_key(name_key(text)) == fold(name_key(text)) == fold(text)
+
+
+_WORDS = ["new", "york", "yorkshire", "city", "terrier", "pan", "african", "congress", "the",
+          "paris", "texas", "o'brien", "café", "cafe\u0301", "us", "of"]  # fmt: skip
+_SEPARATORS = [" ", "  ", "-", ", ", "'s ", ". ", "/"]
+_INDEX = KeyIndex(
+    candidate(_candidate(n, a))
+    for n, a in (
+        ("New York", ()),
+        ("New York City", ()),
+        ("New Yorkshire Terrier", ("Yorkie",)),
+        ("Pan-African Congress", ("PAC",)),
+        ("Paris, Texas", ()),
+        ("O'Brien", ()),
+        ("Café", ()),
+        ("The City of New York", ()),
+        ("US", ()),
+    )
+)
+
+
+@hypothesis_settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_WORDS), st.sampled_from(_SEPARATORS), st.booleans()),
+        max_size=9,
+    )
+)
+def test_spans_cut_at_word_ends_match_the_plain_product(
+    parts: list[tuple[str, str, bool]],
+) -> None:
+    """``KeyIndex.heads`` (a span stops growing when no key goes on from it past a word end)
+    finds every match the plain product finds, on texts made of the keys' own words, cut and
+    joined every way ("New Yorkshire" is not "New York" plus a word; "Pan-African")."""
+    text = "".join((w.title() if cap else w) + sep for w, sep, cap in parts).strip()
+    plain = matched_spans(question_spans(text, 12), _INDEX)
+    assert indexed_spans(text, 12, _INDEX) == plain, text
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_fold_drops_combining_marks_as_the_per_character_filter_did(text: str) -> None:
+    """``fold``'s memoised ``str.translate`` table equals filtering each character with
+    ``unicodedata.combining`` (what it replaced)."""
+    decomposed = unicodedata.normalize("NFKD", name_key(text))
+    letters = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    assert fold(text) == " ".join(re.sub(r"[\W_]+", " ", letters).split())
+
+
+def test_the_combining_marks_table_stays_bounded() -> None:
+    before = len(link_text._NO_MARKS)
+    fold("".join(chr(p) for p in range(0x4E00, 0x4E00 + 2 * link_text._Marks.KEPT)))
+    assert before <= len(link_text._NO_MARKS) <= link_text._Marks.KEPT
+    assert fold("Tekezé") == "tekeze"

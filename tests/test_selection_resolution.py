@@ -59,7 +59,9 @@ class FakeResolver:
 
 @pytest.fixture
 def selector(monkeypatch: pytest.MonkeyPatch) -> Selector:
-    settings = Settings(_env_file=None, openai_api_key=None)  # type: ignore[call-arg]
+    # No server here: rank_plugin off, so compiling auto's tiers asks for no server fact (which
+    # walk their entity tiers take: the plugin's functions, when a server lists them).
+    settings = Settings(_env_file=None, openai_api_key=None, rank_plugin="off")  # type: ignore[call-arg]
     graph = GraphContext(None, settings, schema_from_settings(settings))  # type: ignore[arg-type]
     selector = Selector(graph)
     selector.resolver = FakeResolver()  # type: ignore[assignment]

@@ -101,3 +101,45 @@ def test_unlisted_tiers_rank_what_listed_tiers_ranked(
         for tier, n in have.items():
             if tier != "∩":  # the intersection is listed (it is not one entity set)
                 assert n == (-1 if want[tier] > 0 else 0), (tier, want, have)
+
+
+@pytest.mark.parametrize("bounds", [(500, 3000), (3, 10**9), (10**6, 5), (0, 0)])
+def test_the_plugin_walk_ranks_what_the_cypher_walk_ranked(
+    settings: Settings, sample_db: Driver, bounds: tuple[int, int]
+) -> None:
+    """``walk=plugin`` (``guidedrag.nearStep``/``guidedrag.mentioned``) against the Cypher walk
+    it replaces: the same rows, tiers and tier sizes for every sample question, whether the
+    tiers are listed, unlisted by the lower bound, or unlisted by the mentions bound."""
+    exact_max, list_max = bounds
+    base = settings.model_copy(
+        update={"planner_exact_max": exact_max, "planner_tier_list_max": list_max}
+    )
+    graph = GraphContext.open(base, sample_db)
+    assert graph.tier_walk == "plugin", "the test server runs the plugin built from plugin/"
+    selector, retriever = Selector(graph), Retriever(graph)
+    vectors = embedder_for(settings).embed_queries([q.question for q in QUESTIONS])
+    got: dict[str, list[Any]] = {"cypher": [], "plugin": []}
+    for q, vector in zip(QUESTIONS, vectors, strict=True):
+        plan = plan_auto(q.semantics, WEIGHTS)
+        expr = plan.boost()
+        assert expr is not None
+        res = selector.resolution(plan.entities, diagnose=False)
+        resolved: dict[Expr, Resolved] = {leaf: leaf.resolve(res) for leaf in expr.leaves()}
+        for walk, rows in got.items():
+            compiled = compile_plan(
+                expr, resolved, graph.schema, hop_cap=base.hop_cap, by_entities=True, walk=walk
+            ).selection(graph.schema)
+            ranking = retriever.rank_tiers(vector, compiled, k=5, limit=40)
+            assert ("guidedrag.mentioned(" in ranking.cypher) == (walk == "plugin")
+            assert ("guidedrag.nearStep(" in ranking.cypher) == (walk == "plugin")
+            rows.append(
+                (
+                    [(c.id, round(c.score, 6), c.boost, c.tier, c.tiers) for c in ranking.chunks],
+                    ranking.tier_sizes,
+                )
+            )
+    assert got["plugin"] == got["cypher"]
+    if list_max >= 3000:
+        assert any(sizes.get("N", 0) > 0 for _, sizes in got["plugin"]), "no near tier listed"
+    if list_max == 0:
+        assert all(sizes.get("N") in (-1, 0) for _, sizes in got["plugin"])

@@ -20,7 +20,12 @@ from typing import Any
 from guidedrag_graph import templates as T
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import nodes as A
-from guidedrag_graph.selection.entity_tiers import NO_MEMBERS, mentioning_leaves, union_leaves
+from guidedrag_graph.selection.entity_tiers import (
+    NO_MEMBERS,
+    mentioning_leaves,
+    tier_walk,
+    union_leaves,
+)
 from guidedrag_graph.selection.primitives import Resolved
 
 
@@ -118,16 +123,19 @@ def compile_plan(
     hop_cap: int,
     force_sets: bool = False,
     by_entities: bool = False,
+    walk: str = "cypher",
 ) -> CompiledPlan:
     """Compile ``expr``; ``resolved`` maps each name-bearing leaf to what it resolved to.
 
     ``by_entities`` (a boost ranked by ``retrieve_boost``: ``auto``'s tiers): a tier made only
     of ``MENTIONING`` terms is compiled as its entities and listed only when listing pays off
-    (``cypher/select_mentioned.cypher``); its member variable then says how to test a chunk."""
+    (``cypher/select_mentioned.cypher``); its member variable then says how to test a chunk.
+    ``walk`` (``GraphContext.tier_walk``): ``plugin`` walks those tiers' near() steps and their
+    listing with the rank plugin's functions, the same sets in the same order."""
     if isinstance(expr, A.All) and not force_sets:
         body = T.fragment("select_all", "alone", schema) + "\n"
         return CompiledPlan(body, {}, 0, {}, is_all=True)
-    builder = _Builder(resolved, schema, hop_cap, merge=not force_sets)
+    builder = _Builder(resolved, schema, hop_cap, merge=not force_sets, walk=walk)
     if isinstance(expr, A.Boost):
         return _compile_boost(
             expr, builder, force_sets=force_sets, by_entities=by_entities and not force_sets
@@ -171,9 +179,11 @@ class _Builder:
         hop_cap: int,
         *,
         merge: bool = True,
+        walk: str = "cypher",
     ) -> None:
         self.resolved = resolved
         self.merge = merge
+        self.walk = walk
         self.schema = schema
         self.cap = hop_cap
         self.parts: list[str] = []
@@ -346,7 +356,10 @@ class _Builder:
             "set",
             self.schema,
             variables={"x": f"s{x}", "s": f"s{i}", "m": f"m{i}"},
+            variant={"walk": self.walk},
         )
+        if self.walk == "plugin":
+            self.params.update(tier_walk(self.schema))
         self.parts.append(tier.strip() + "\n")
         self.tier_index[expr] = (i, f"t{x}")
         return i, f"t{x}"
@@ -362,6 +375,10 @@ class _Builder:
         variables = {"s": f"s{i}", "t": f"t{i}"}
         if res.empty:
             return T.fragment("select_none", "set", self.schema, variables=variables)
+        variant = dict(expr.variant)
+        if entities:  # the tier's entity set; the plugin's walk where the template has one
+            walk = {"walk": self.walk} if "walk" in T.variants(expr.template) else {}
+            variant |= {"out": "entities", **walk}
         values = expr.params(res, self.cap)
         for key, value in values.items():
             self.params[f"sel_{i}_{key}"] = value
@@ -379,5 +396,5 @@ class _Builder:
             params={f"sel_{key}": f"sel_{i}_{key}" for key in values},
             steps=expr.hops,
             relation=relation,
-            variant={**expr.variant, "out": "entities"} if entities else expr.variant,
+            variant=variant,
         )

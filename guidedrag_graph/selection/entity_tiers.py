@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import nodes as A
 
 # Leaves whose chunks are "every chunk mentioning an entity of a set" (their templates have an
@@ -43,3 +44,15 @@ def union_leaves(expr: A.Expr, keep: Callable[[A.Expr], bool]) -> list[A.Expr] |
         else:
             return None
     return leaves
+
+
+def tier_walk(schema: SchemaMapping) -> dict[str, str]:
+    """The ``$tier_*`` parameters of the rank plugin's walk functions (``walk=plugin``): the
+    chunk and entity labels, the mentions type and its direction, as values (strings, which a
+    Browser script's ``:param`` lines can set; a map they cannot)."""
+    return {
+        "tier_chunk_label": schema.chunk_label,
+        "tier_entity_label": schema.entity_label,
+        "tier_mentions": schema.mentions_type,
+        "tier_direction": schema.mentions_direction,
+    }

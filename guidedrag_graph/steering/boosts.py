@@ -64,7 +64,12 @@ def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
         selector.settings, expr, resolved, selector.resolver.cost_stats
     )  # before the tiers' query is sent
     compiled = compile_plan(
-        expr, resolved, selector.schema, hop_cap=selector.settings.hop_cap, by_entities=True
+        expr,
+        resolved,
+        selector.schema,
+        hop_cap=selector.settings.hop_cap,
+        by_entities=True,
+        walk=selector.graph.tier_walk,
     )
     prepared = PreparedTiers(compiled.selection(selector.schema), None, expr, expr.to_text())
     cache.put(key, prepared)

@@ -1,0 +1,193 @@
+package guidedrag;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.neo4j.graphdb.Direction;
+import org.neo4j.graphdb.Node;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.internal.kernel.api.NodeCursor;
+import org.neo4j.internal.kernel.api.Read;
+import org.neo4j.internal.kernel.api.RelationshipTraversalCursor;
+import org.neo4j.internal.kernel.api.TokenRead;
+import org.neo4j.kernel.api.KernelTransaction;
+import org.neo4j.kernel.impl.coreapi.InternalTransaction;
+import org.neo4j.procedure.TerminationGuard;
+import org.neo4j.storageengine.api.RelationshipSelection;
+
+/**
+ * Mentions walked by node id through the kernel's cursors (what Cypher's Expand reads, in the same
+ * order), for {@link EntityTiers}. One per function call; the cursors are closed with the
+ * transaction's resources when the call returns.
+ *
+ * <p>Internal API, like {@link Scorer}'s transaction state: the methods used here have the same
+ * signatures in 5.26 and 2026.x (checked with javap). {@code NodeCursor.degree} is not used: its
+ * return type changed between them; mentions are counted on the walk that lists them instead.
+ */
+final class TierWalk {
+
+    private static final int NO_TOKEN = -1;
+
+    private final InternalTransaction tx;
+    private final TerminationGuard guard;
+    private final Read read;
+    private final NodeCursor node;
+    private final NodeCursor other;
+    private final RelationshipTraversalCursor rels;
+    private final int chunkLabel;
+    private final int entityLabel;
+    private final int type;
+    private final Direction toChunk; // from an entity to the chunks that mention it
+    private final Direction toEntity;
+    private int steps;
+
+    private TierWalk(InternalTransaction tx, TerminationGuard guard, String chunkLabel, String entityLabel,
+            String mentions, String direction) {
+        this.tx = tx;
+        this.guard = guard;
+        KernelTransaction ktx = tx.kernelTransaction();
+        this.read = ktx.dataRead();
+        TokenRead tokens = ktx.tokenRead();
+        this.chunkLabel = tokens.nodeLabel(text(chunkLabel, "chunkLabel"));
+        this.entityLabel = entityLabel == null ? NO_TOKEN : tokens.nodeLabel(text(entityLabel, "entityLabel"));
+        this.type = tokens.relationshipType(text(mentions, "mentions"));
+        if (!"out".equals(direction) && !"in".equals(direction)) {
+            throw new IllegalArgumentException("guidedrag tiers: direction must be 'out' or 'in', got "
+                    + (direction == null ? "null" : "'" + direction + "'"));
+        }
+        boolean out = direction.equals("out"); // (chunk)-[:mentions]->(entity)
+        this.toChunk = out ? Direction.INCOMING : Direction.OUTGOING;
+        this.toEntity = out ? Direction.OUTGOING : Direction.INCOMING;
+        this.node = ktx.cursors().allocateNodeCursor(ktx.cursorContext(), ktx.memoryTracker());
+        this.other = ktx.cursors().allocateNodeCursor(ktx.cursorContext(), ktx.memoryTracker());
+        this.rels = ktx.cursors().allocateRelationshipTraversalCursor(ktx.cursorContext(), ktx.memoryTracker());
+        tx.registerCloseableResource(node);
+        tx.registerCloseableResource(other);
+        tx.registerCloseableResource(rels);
+    }
+
+    /** A walk over {@code mentions}; {@code entityLabel} null when the walk only reaches chunks. */
+    static TierWalk open(Transaction tx, TerminationGuard guard, String chunkLabel, String entityLabel,
+            String mentions, String direction) {
+        if (!(tx instanceof InternalTransaction internal)) {
+            throw new IllegalStateException("guidedrag tiers: the transaction is a " + tx.getClass().getName()
+                    + ", not the kernel's; use walk=cypher (GUIDEDRAG_RANK_PLUGIN=off)");
+        }
+        return new TierWalk(internal, guard, chunkLabel, entityLabel, mentions, direction);
+    }
+
+    private static String text(String value, String name) {
+        if (value == null || value.isEmpty()) {
+            throw new IllegalArgumentException("guidedrag tiers: " + name + " must be a non-empty name, got "
+                    + (value == null ? "null" : "''"));
+        }
+        return value;
+    }
+
+    /** The ids of {@code nodes}, each once, in order (nulls are no entity). */
+    LongSet ids(List<Node> nodes) {
+        LongSet ids = new LongSet();
+        for (Node n : nodes == null ? List.<Node>of() : nodes) {
+            if (n != null) {
+                ids.add(n.getId());
+            }
+        }
+        return ids;
+    }
+
+    /** The ids of {@code nodes} as given, duplicates kept (nulls are no entity). */
+    long[] idList(List<Node> nodes) {
+        if (nodes == null) {
+            return new long[0];
+        }
+        return nodes.stream().filter(n -> n != null).mapToLong(Node::getId).toArray();
+    }
+
+    /** Nodes for ids, for Cypher (entities that read nothing until used). */
+    List<Node> nodes(LongSet ids) {
+        List<Node> out = new ArrayList<>(ids.size());
+        for (int i = 0; i < ids.size(); i++) {
+            out.add(tx.newNodeEntity(ids.get(i)));
+        }
+        return out;
+    }
+
+    /** Adds the chunks (chunk label) that mention {@code entity}, in chain order. */
+    void chunksOf(long entity, LongSet into) {
+        neighbours(entity, toChunk, chunkLabel, into);
+    }
+
+    /** Adds the entities (entity label) that {@code chunk} mentions, in chain order. */
+    void entitiesOf(long chunk, LongSet into) {
+        neighbours(chunk, toEntity, entityLabel, into);
+    }
+
+    /**
+     * Adds the chunks that mention {@code entity} and returns how many mentions it has, whatever
+     * mentions it ({@code COUNT { ()-[:mentions]->(e) }}); once that passes {@code budget} it stops
+     * and returns {@code budget + 1} (the caller lists nothing then).
+     */
+    long collectChunks(long entity, LongSet into, long budget) {
+        if (type == NO_TOKEN || !at(entity)) {
+            return 0;
+        }
+        node.relationships(rels, RelationshipSelection.selection(type, toChunk));
+        long degree = 0;
+        while (rels.next()) {
+            tick();
+            if (++degree > budget) {
+                return degree;
+            }
+            long id = rels.otherNodeReference();
+            if (chunkLabel != NO_TOKEN && !into.contains(id) && hasLabel(id, chunkLabel)) {
+                into.add(id);
+            }
+        }
+        return degree;
+    }
+
+    /** Distinct chunks that mention {@code entity}, counted up to {@code limit}. */
+    long chunkCount(long entity, long limit) {
+        LongSet seen = new LongSet();
+        neighbours(entity, toChunk, chunkLabel, seen, limit);
+        return seen.size();
+    }
+
+    private void neighbours(long from, Direction direction, int label, LongSet into) {
+        neighbours(from, direction, label, into, Long.MAX_VALUE);
+    }
+
+    private void neighbours(long from, Direction direction, int label, LongSet into, long limit) {
+        if (type == NO_TOKEN || label == NO_TOKEN) {
+            return;
+        }
+        if (!at(from)) {
+            return;
+        }
+        node.relationships(rels, RelationshipSelection.selection(type, direction));
+        while (rels.next() && into.size() < limit) {
+            tick();
+            long id = rels.otherNodeReference();
+            if (!into.contains(id) && hasLabel(id, label)) {
+                into.add(id);
+            }
+        }
+    }
+
+    /** Puts the node cursor on {@code id}; false when there is no such node (deleted). */
+    private boolean at(long id) {
+        read.singleNode(id, node);
+        return node.next();
+    }
+
+    private void tick() {
+        if ((++steps & Scorer.GUARD_EVERY) == 0) {
+            guard.check();
+        }
+    }
+
+    private boolean hasLabel(long id, int label) {
+        read.singleNode(id, other);
+        return other.next() && other.hasLabel(label);
+    }
+}
