@@ -80,14 +80,13 @@ public class EntityTiers {
             @Name("direction") String direction) {
         TierWalk walk = TierWalk.open(tx, guard, chunkLabel, null, mentions, direction);
         long[] ents = walk.idList(entities); // as given: Cypher sums the degrees of duplicates too
-        // One pass: each entity's mentions are counted (whatever mentions it, as COUNT { } does)
-        // while its chunks are collected; past listMax mentions in all, listing stops (over).
-        LongSet found = new LongSet();
+        // The decision first, from the degree store (what COUNT { } reads): past listMax mentions
+        // in all it is over without looking further, as a sum past the bound is past it.
         long counted = 0;
         long topDegree = -1;
         long top = -1;
         for (long e : ents) {
-            long degree = walk.collectChunks(e, found, listMax - counted);
+            long degree = walk.mentionDegree(e);
             counted += degree;
             if (counted > listMax) {
                 break;
@@ -99,7 +98,13 @@ public class EntityTiers {
         }
         boolean over = counted > listMax
                 || (top >= 0 && topDegree > exactMax && walk.chunkCount(top, exactMax + 1) > exactMax);
-        List<Node> chunks = over ? List.of() : walk.nodes(found);
+        LongSet found = new LongSet();
+        if (!over) {
+            for (long e : ents) {
+                walk.chunksOf(e, found);
+            }
+        }
+        List<Node> chunks = walk.nodes(found);
         Map<String, Object> out = new HashMap<>();
         out.put("chunks", chunks);
         out.put("over", over);

@@ -1,5 +1,8 @@
 package guidedrag;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,8 +24,8 @@ import org.neo4j.storageengine.api.RelationshipSelection;
  * transaction's resources when the call returns.
  *
  * <p>Internal API, like {@link Scorer}'s transaction state: the methods used here have the same
- * signatures in 5.26 and 2026.x (checked with javap). {@code NodeCursor.degree} is not used: its
- * return type changed between them; mentions are counted on the walk that lists them instead.
+ * signatures in 5.26 and 2026.x (checked with javap), but for {@code NodeCursor.degree}, whose
+ * return type changed between them and which is therefore looked up by name ({@link #DEGREE}).
  */
 final class TierWalk {
 
@@ -123,27 +126,52 @@ final class TierWalk {
     }
 
     /**
-     * Adds the chunks that mention {@code entity} and returns how many mentions it has, whatever
-     * mentions it ({@code COUNT { ()-[:mentions]->(e) }}); once that passes {@code budget} it stops
-     * and returns {@code budget + 1} (the caller lists nothing then).
+     * {@code COUNT { ()-[:mentions]->(e) }}: every mention of the entity, whatever mentions it;
+     * from the node's degree store where the kernel gives it, else counted on the chain.
      */
-    long collectChunks(long entity, LongSet into, long budget) {
+    long mentionDegree(long entity) {
         if (type == NO_TOKEN || !at(entity)) {
             return 0;
         }
-        node.relationships(rels, RelationshipSelection.selection(type, toChunk));
+        RelationshipSelection selection = RelationshipSelection.selection(type, toChunk);
+        if (DEGREE != null) {
+            try {
+                return (long) DEGREE.invokeExact(node, selection);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException("guidedrag tiers: reading a degree failed", e);
+            }
+        }
+        node.relationships(rels, selection);
         long degree = 0;
         while (rels.next()) {
             tick();
-            if (++degree > budget) {
-                return degree;
-            }
-            long id = rels.otherNodeReference();
-            if (chunkLabel != NO_TOKEN && !into.contains(id) && hasLabel(id, chunkLabel)) {
-                into.add(id);
-            }
+            degree++;
         }
         return degree;
+    }
+
+    /**
+     * {@code NodeCursor.degree(RelationshipSelection)} as a {@code long}: it returns an {@code int}
+     * in 5.26 and a {@code long} in 2026.x, so it is looked up by name once rather than compiled
+     * against one of them; null (count on the chain) when neither is there.
+     */
+    static final MethodHandle DEGREE = degreeHandle();
+
+    private static MethodHandle degreeHandle() {
+        MethodType wanted = MethodType.methodType(long.class, NodeCursor.class, RelationshipSelection.class);
+        for (Class<?> returned : new Class<?>[] {long.class, int.class}) {
+            try {
+                return MethodHandles.publicLookup()
+                        .findVirtual(NodeCursor.class, "degree",
+                                MethodType.methodType(returned, RelationshipSelection.class))
+                        .asType(wanted);
+            } catch (NoSuchMethodException | IllegalAccessException e) {
+                // the other line's signature, or none
+            }
+        }
+        return null;
     }
 
     /** Distinct chunks that mention {@code entity}, counted up to {@code limit}. */

@@ -1,6 +1,7 @@
 package guidedrag;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -184,6 +185,12 @@ class EntityTiersTest {
             }
             assertTrue(overSeen > 20 && listedSeen > 20, "both outcomes exercised: " + overSeen + "/" + listedSeen);
         }
+    }
+
+    @Test
+    void degreesAreReadFromTheDegreeStore() {
+        // NodeCursor.degree returns an int on 5.26 and a long on 2026.x: found by name either way
+        assertNotNull(TierWalk.DEGREE, "NodeCursor.degree(RelationshipSelection) not found");
     }
 
     @Test
