@@ -14,9 +14,9 @@
 //   candidates is cheaper than listing and ranking the tier exactly, even with the rank plugin.
 // Fragment "none" binds m to null for a tier given by its list (∩, a user's boost).
 // Variant walk=plugin decides and lists with the rank plugin's guidedrag.mentioned (plugin/: the
-// same rule and the same chunks, walked by the kernel's cursors; it counts mentions on the walk
-// and stops listing past $tier_list_max). $tier_* name the schema for it
-// (strings: Browser sets no map parameter from a :param line).
+// same rule and the same chunks, walked by the kernel's cursors; it sums the degrees only until
+// they pass $tier_list_max). $tier_* name the schema for it (strings: Browser sets no map
+// parameter from a :param line).
 // Columns (Browser): size, listed, chunk_ids.
 // @variants walk=cypher|plugin
 :param sel_ids => ['euro'];
