@@ -30,13 +30,9 @@ final class LongSet {
 
     /** Adds {@code id} (>= 0); false when it was there already. */
     boolean add(long id) {
-        int mask = table.length - 1;
-        int slot = mix(id) & mask;
-        while (table[slot] != EMPTY) {
-            if (table[slot] == id) {
-                return false;
-            }
-            slot = (slot + 1) & mask;
+        int slot = slot(id);
+        if (table[slot] == id) {
+            return false;
         }
         table[slot] = id;
         if (size == items.length) {
@@ -50,15 +46,7 @@ final class LongSet {
     }
 
     boolean contains(long id) {
-        int mask = table.length - 1;
-        int slot = mix(id) & mask;
-        while (table[slot] != EMPTY) {
-            if (table[slot] == id) {
-                return true;
-            }
-            slot = (slot + 1) & mask;
-        }
-        return false;
+        return id >= 0 && table[slot(id)] == id;
     }
 
     /** Keeps the first {@code n} ids added. */
@@ -68,25 +56,27 @@ final class LongSet {
         }
         size = n;
         table = newTable(table.length);
-        int mask = table.length - 1;
         for (int i = 0; i < size; i++) {
-            int slot = mix(items[i]) & mask;
-            while (table[slot] != EMPTY) {
-                slot = (slot + 1) & mask;
-            }
-            table[slot] = items[i];
+            table[slot(items[i])] = items[i];
         }
+    }
+
+    /** The slot holding {@code id}, or the empty one where it would go (linear probing). */
+    private int slot(long id) {
+        int mask = table.length - 1;
+        int slot = mix(id) & mask;
+        while (table[slot] != EMPTY && table[slot] != id) {
+            slot = (slot + 1) & mask;
+        }
+        return slot;
     }
 
     private void rehash() {
         long[] old = items;
         int n = size;
         table = newTable(table.length * 2);
-        size = 0;
-        long[] keep = items;
-        items = new long[keep.length];
         for (int i = 0; i < n; i++) {
-            add(old[i]);
+            table[slot(old[i])] = old[i];
         }
     }
 
