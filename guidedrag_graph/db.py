@@ -254,9 +254,9 @@ def server_info(driver: Driver, database: str | None = None) -> ServerInfo:
     return ServerInfo(version=str(record["version"]), edition=str(record["edition"]))
 
 
-# (database, procedure) -> listed, per driver: installing a plugin needs a server restart, and a
-# driver is not expected to outlive the server it was opened on.
-_PROCEDURES: weakref.WeakKeyDictionary[Driver, dict[tuple[str | None, str], bool]] = (
+# (database, name, is a function) -> listed, per driver: installing a plugin needs a server
+# restart, and a driver is not expected to outlive the server it was opened on.
+_PROCEDURES: weakref.WeakKeyDictionary[Driver, dict[tuple[str | None, str, bool], bool]] = (
     weakref.WeakKeyDictionary()
 )
 _PROCEDURES_LOCK = threading.Lock()
@@ -268,7 +268,7 @@ def procedure_available(
     """Whether ``SHOW PROCEDURES`` (``function``: ``SHOW FUNCTIONS``) lists ``name``; asked once
     per driver and database. A server that refuses to list them (a restricted role) counts as
     not having it."""
-    key = (database, name)
+    key = (database, name, function)  # a procedure and a function may share a name
     with _PROCEDURES_LOCK:
         known = _PROCEDURES.setdefault(driver, {})
         if key in known:

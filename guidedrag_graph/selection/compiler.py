@@ -23,7 +23,7 @@ from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.entity_tiers import (
     NO_MEMBERS,
     mentioning_leaves,
-    tier_walk,
+    tier_walk_params,
     union_leaves,
 )
 from guidedrag_graph.selection.primitives import Resolved
@@ -359,7 +359,7 @@ class _Builder:
             variant={"walk": self.walk},
         )
         if self.walk == "plugin":
-            self.params.update(tier_walk(self.schema))
+            self.params.update(tier_walk_params(self.schema))
         self.parts.append(tier.strip() + "\n")
         self.tier_index[expr] = (i, f"t{x}")
         return i, f"t{x}"

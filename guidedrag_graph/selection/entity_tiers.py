@@ -46,7 +46,7 @@ def union_leaves(expr: A.Expr, keep: Callable[[A.Expr], bool]) -> list[A.Expr] |
     return leaves
 
 
-def tier_walk(schema: SchemaMapping) -> dict[str, str]:
+def tier_walk_params(schema: SchemaMapping) -> dict[str, str]:
     """The ``$tier_*`` parameters of the rank plugin's walk functions (``walk=plugin``): the
     chunk and entity labels, the mentions type and its direction, as values (strings, which a
     Browser script's ``:param`` lines can set; a map they cannot)."""

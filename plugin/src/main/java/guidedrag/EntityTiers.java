@@ -46,24 +46,25 @@ public class EntityTiers {
             @Name("entityLabel") String entityLabel,
             @Name("mentions") String mentions,
             @Name("direction") String direction) {
-        TierWalk walk = TierWalk.open(tx, guard, chunkLabel, entityLabel, mentions, direction);
-        LongSet ents = walk.ids(entities);
-        LongSet chunks = new LongSet();
-        for (int i = 0; i < ents.size(); i++) {
-            walk.chunksOf(ents.get(i), chunks);
+        try (TierWalk walk = TierWalk.open(tx, guard, chunkLabel, entityLabel, mentions, direction)) {
+            LongSet ents = walk.ids(entities);
+            LongSet chunks = new LongSet();
+            for (int i = 0; i < ents.size(); i++) {
+                walk.chunksOf(ents.get(i), chunks);
+            }
+            LongSet grown = ents;
+            for (int i = 0; i < chunks.size(); i++) {
+                walk.entitiesOf(chunks.get(i), grown);
+            }
+            boolean truncated = grown.size() > cap;
+            if (truncated) {
+                grown.truncate((int) Math.max(0, Math.min(cap, Integer.MAX_VALUE)));
+            }
+            Map<String, Object> out = new HashMap<>();
+            out.put("entities", walk.nodes(grown));
+            out.put("truncated", truncated);
+            return out;
         }
-        LongSet grown = ents;
-        for (int i = 0; i < chunks.size(); i++) {
-            walk.entitiesOf(chunks.get(i), grown);
-        }
-        boolean truncated = grown.size() > cap;
-        if (truncated) {
-            grown.truncate((int) Math.max(0, Math.min(cap, Integer.MAX_VALUE)));
-        }
-        Map<String, Object> out = new HashMap<>();
-        out.put("entities", walk.nodes(grown));
-        out.put("truncated", truncated);
-        return out;
     }
 
     @UserFunction(name = "guidedrag.mentioned")
@@ -78,36 +79,37 @@ public class EntityTiers {
             @Name("chunkLabel") String chunkLabel,
             @Name("mentions") String mentions,
             @Name("direction") String direction) {
-        TierWalk walk = TierWalk.open(tx, guard, chunkLabel, null, mentions, direction);
-        long[] ents = walk.idList(entities); // as given: Cypher sums the degrees of duplicates too
-        // The decision first, from the degree store (what COUNT { } reads): past listMax mentions
-        // in all it is over without looking further, as a sum past the bound is past it.
-        long counted = 0;
-        long topDegree = -1;
-        long top = -1;
-        for (long e : ents) {
-            long degree = walk.mentionDegree(e);
-            counted += degree;
-            if (counted > listMax) {
-                break;
-            }
-            if (degree > topDegree) { // the first of the most mentioned, as ORDER BY degree DESC keeps it
-                topDegree = degree;
-                top = e;
-            }
-        }
-        boolean over = counted > listMax
-                || (top >= 0 && topDegree > exactMax && walk.chunkCount(top, exactMax + 1) > exactMax);
-        LongSet found = new LongSet();
-        if (!over) {
+        try (TierWalk walk = TierWalk.open(tx, guard, chunkLabel, null, mentions, direction)) {
+            long[] ents = walk.idList(entities); // as given: Cypher sums the degrees of duplicates too
+            // The decision first, from the degree store (what COUNT { } reads): past listMax mentions
+            // in all it is over without looking further, as a sum past the bound is past it.
+            long counted = 0;
+            long topDegree = -1;
+            long top = -1;
             for (long e : ents) {
-                walk.chunksOf(e, found);
+                long degree = walk.mentionDegree(e);
+                counted += degree;
+                if (counted > listMax) {
+                    break;
+                }
+                if (degree > topDegree) { // the first of the most mentioned, as ORDER BY degree DESC keeps it
+                    topDegree = degree;
+                    top = e;
+                }
             }
+            boolean over = counted > listMax
+                    || (top >= 0 && topDegree > exactMax && walk.chunkCount(top, exactMax + 1) > exactMax);
+            LongSet found = new LongSet();
+            if (!over) {
+                for (long e : ents) {
+                    walk.chunksOf(e, found);
+                }
+            }
+            List<Node> chunks = walk.nodes(found);
+            Map<String, Object> out = new HashMap<>();
+            out.put("chunks", chunks);
+            out.put("over", over);
+            return out;
         }
-        List<Node> chunks = walk.nodes(found);
-        Map<String, Object> out = new HashMap<>();
-        out.put("chunks", chunks);
-        out.put("over", over);
-        return out;
     }
 }

@@ -20,14 +20,14 @@ import org.neo4j.storageengine.api.RelationshipSelection;
 
 /**
  * Mentions walked by node id through the kernel's cursors (what Cypher's Expand reads, in the same
- * order), for {@link EntityTiers}. One per function call; the cursors are closed with the
- * transaction's resources when the call returns.
+ * order), for {@link EntityTiers}. One per function call, closed when it returns (its cursors go
+ * back to the transaction's pool then, not at the end of the query).
  *
  * <p>Internal API, like {@link Scorer}'s transaction state: the methods used here have the same
  * signatures in 5.26 and 2026.x (checked with javap), but for {@code NodeCursor.degree}, whose
  * return type changed between them and which is therefore looked up by name ({@link #DEGREE}).
  */
-final class TierWalk {
+final class TierWalk implements AutoCloseable {
 
     private static final int NO_TOKEN = -1;
 
@@ -64,9 +64,13 @@ final class TierWalk {
         this.node = ktx.cursors().allocateNodeCursor(ktx.cursorContext(), ktx.memoryTracker());
         this.other = ktx.cursors().allocateNodeCursor(ktx.cursorContext(), ktx.memoryTracker());
         this.rels = ktx.cursors().allocateRelationshipTraversalCursor(ktx.cursorContext(), ktx.memoryTracker());
-        tx.registerCloseableResource(node);
-        tx.registerCloseableResource(other);
-        tx.registerCloseableResource(rels);
+    }
+
+    @Override
+    public void close() {
+        rels.close();
+        other.close();
+        node.close();
     }
 
     /** A walk over {@code mentions}; {@code entityLabel} null when the walk only reaches chunks. */
@@ -117,12 +121,12 @@ final class TierWalk {
 
     /** Adds the chunks (chunk label) that mention {@code entity}, in chain order. */
     void chunksOf(long entity, LongSet into) {
-        neighbours(entity, toChunk, chunkLabel, into);
+        neighbours(entity, toChunk, chunkLabel, into, Long.MAX_VALUE);
     }
 
     /** Adds the entities (entity label) that {@code chunk} mentions, in chain order. */
     void entitiesOf(long chunk, LongSet into) {
-        neighbours(chunk, toEntity, entityLabel, into);
+        neighbours(chunk, toEntity, entityLabel, into, Long.MAX_VALUE);
     }
 
     /**
@@ -181,10 +185,8 @@ final class TierWalk {
         return seen.size();
     }
 
-    private void neighbours(long from, Direction direction, int label, LongSet into) {
-        neighbours(from, direction, label, into, Long.MAX_VALUE);
-    }
-
+    /** Adds the {@code label} nodes at the other end of {@code from}'s mentions, in chain order,
+     * until {@code into} holds {@code limit}. */
     private void neighbours(long from, Direction direction, int label, LongSet into, long limit) {
         if (type == NO_TOKEN || label == NO_TOKEN) {
             return;
