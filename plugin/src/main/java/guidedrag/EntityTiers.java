@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.procedure.Context;
@@ -29,6 +30,9 @@ import org.neo4j.procedure.UserFunction;
 public class EntityTiers {
 
     @Context
+    public GraphDatabaseService db;
+
+    @Context
     public Transaction tx;
 
     @Context
@@ -46,7 +50,7 @@ public class EntityTiers {
             @Name("entityLabel") String entityLabel,
             @Name("mentions") String mentions,
             @Name("direction") String direction) {
-        try (TierWalk walk = TierWalk.open(tx, guard, chunkLabel, entityLabel, mentions, direction)) {
+        try (TierWalk walk = TierWalk.open(db, tx, guard, chunkLabel, entityLabel, mentions, direction)) {
             LongSet ents = walk.ids(entities);
             LongSet chunks = new LongSet();
             for (int i = 0; i < ents.size(); i++) {
@@ -79,15 +83,18 @@ public class EntityTiers {
             @Name("chunkLabel") String chunkLabel,
             @Name("mentions") String mentions,
             @Name("direction") String direction) {
-        try (TierWalk walk = TierWalk.open(tx, guard, chunkLabel, null, mentions, direction)) {
+        try (TierWalk walk = TierWalk.open(db, tx, guard, chunkLabel, null, mentions, direction)) {
             long[] ents = walk.idList(entities); // as given: Cypher sums the degrees of duplicates too
-            // The decision first, from the degree store (what COUNT { } reads): past listMax mentions
-            // in all it is over without looking further, as a sum past the bound is past it.
+            // One pass: each entity's mentions are counted as its chunks are listed (a dense node's
+            // from the degree store first, so a hub past the bound is not walked). Past listMax
+            // mentions in all it is over, as a sum past the bound is past it; the chunks found
+            // until then are dropped.
+            LongSet found = new LongSet();
             long counted = 0;
             long topDegree = -1;
             long top = -1;
             for (long e : ents) {
-                long degree = walk.mentionDegree(e);
+                long degree = walk.listMentions(e, found, listMax - counted);
                 counted += degree;
                 if (counted > listMax) {
                     break;
@@ -99,13 +106,7 @@ public class EntityTiers {
             }
             boolean over = counted > listMax
                     || (top >= 0 && topDegree > exactMax && walk.chunkCount(top, exactMax + 1) > exactMax);
-            LongSet found = new LongSet();
-            if (!over) {
-                for (long e : ents) {
-                    walk.chunksOf(e, found);
-                }
-            }
-            List<Node> chunks = walk.nodes(found);
+            List<Node> chunks = over ? List.of() : walk.nodes(found);
             Map<String, Object> out = new HashMap<>();
             out.put("chunks", chunks);
             out.put("over", over);

@@ -116,13 +116,16 @@ public class Rank {
             Warnings.log(log, warning);
         }
         TopK top = new TopK(Math.min(k, nodes.size()));
-        int seen = 0;
-        for (Node node : nodes) {
-            if ((++seen & Scorer.GUARD_EVERY) == 0) {
+        int[] seen = {0};
+        Node[] all = nodes.toArray(new Node[0]);
+        double[] scores = scorer.scores(all, all.length, () -> {
+            if ((++seen[0] & Scorer.GUARD_EVERY) == 0) {
                 guard.check();
             }
-            if (node != null) {
-                top.offer(node, scorer.score(node));
+        });
+        for (int i = 0; i < all.length; i++) {
+            if (all[i] != null) {
+                top.offer(all[i], scores[i]);
             }
         }
         return top.sorted().stream().map(s -> new Hit(s.node(), s.score(), warning));

@@ -126,11 +126,15 @@ public class RankTiers {
         // U: the given candidates (the vector index's top); its top uK are candidates themselves.
         Set<Node> fromIndex = new HashSet<>();
         TopK uTop = new TopK(uK);
+        List<Node> unique = new ArrayList<>();
         for (Node node : candidates == null ? List.<Node>of() : candidates) {
-            tick(seen);
             if (node != null && fromIndex.add(node)) {
-                uTop.offer(node, scores.computeIfAbsent(node, scorer::score));
+                unique.add(node);
             }
+        }
+        scoreMissing(scorer, unique, scores, seen);
+        for (Node node : unique) {
+            uTop.offer(node, scores.get(node));
         }
         Map<Node, TierHit> hits = new LinkedHashMap<>();
         uTop.sorted().forEach(s -> hits.putIfAbsent(s.node(), new TierHit(s.node(), s.score(), warning)));
@@ -139,11 +143,12 @@ public class RankTiers {
         for (List<Node> tier : lists) {
             TopK top = new TopK(k);
             boolean exact = tier.size() <= exactMax;
+            if (exact) {
+                scoreMissing(scorer, tier, scores, seen);
+            }
             for (Node node : tier) {
                 tick(seen);
-                if (exact) {
-                    top.offer(node, scores.computeIfAbsent(node, scorer::score));
-                } else if (fromIndex.contains(node)) {
+                if (exact || fromIndex.contains(node)) {
                     top.offer(node, scores.get(node));
                 }
             }
@@ -168,6 +173,21 @@ public class RankTiers {
             }
         }
         return hits.values().stream();
+    }
+
+    /** Scores every node of {@code nodes} that {@code scores} lacks into it, in one batch. */
+    private void scoreMissing(Scorer scorer, List<Node> nodes, Map<Node, Double> scores, int[] seen) {
+        Node[] missing = new Node[nodes.size()];
+        int count = 0;
+        for (Node node : nodes) {
+            if (!scores.containsKey(node)) {
+                missing[count++] = node;
+            }
+        }
+        double[] found = scorer.scores(missing, count, () -> tick(seen));
+        for (int i = 0; i < count; i++) {
+            scores.put(missing[i], found[i]);
+        }
     }
 
     /** Counts one step of a loop and checks the TerminationGuard every 1024 of them. */

@@ -25,6 +25,8 @@ final class Scorer {
     private final double[] q;
     private final double qNorm;
     private final VectorCache cache;
+    /** The cache's embeddings of {@code property} (null without a cache), looked up once per call. */
+    private final Map<Long, VectorCache.Vec> cached;
     private final String warning;
 
     private Scorer(String procedure, String property, double[] q, double qNorm, VectorCache cache, String warning) {
@@ -33,6 +35,7 @@ final class Scorer {
         this.q = q;
         this.qNorm = qNorm;
         this.cache = cache;
+        this.cached = cache == null ? null : cache.entries(property);
         this.warning = warning;
     }
 
@@ -97,7 +100,7 @@ final class Scorer {
      * by design, no warning); a warning when that cannot be told (internals not reachable),
      * which counts as changes.
      */
-    private static String transactionState(Transaction tx) {
+    static String transactionState(Transaction tx) {
         try {
             if (tx instanceof InternalTransaction internal) {
                 ReadableTransactionState state = internal.kernelTransaction().queryContext().getTransactionStateOrNull();
@@ -116,11 +119,11 @@ final class Scorer {
      * null there, which a ranking drops). A property of the wrong type or length is an error.
      */
     double score(Node node) {
-        String elementId = cache == null ? null : node.getElementId();
-        VectorCache.Vec cached = cache == null ? null : cache.get(property, elementId);
-        if (cached != null) {
-            checkDim(cached.values().length, node);
-            return scoreCached(cached, node);
+        long id = node.getId();
+        VectorCache.Vec hit = cached == null ? null : cached.get(id);
+        if (hit != null) {
+            checkDim(hit.values().length, node);
+            return scoreCached(hit, node);
         }
         long readEpoch = cache == null ? 0 : cache.epoch();
         Object value = node.getProperty(property, null);
@@ -131,7 +134,7 @@ final class Scorer {
                 for (int i = 0; i < v.length; i++) {
                     f[i] = (float) v[i];
                 }
-                cache.put(property, elementId, vec(f), readEpoch);
+                cache.put(property, id, vec(f), readEpoch);
             }
             return score;
         }
@@ -140,7 +143,7 @@ final class Scorer {
             VectorCache.Vec fresh = vec(f.clone());
             double score = scoreCached(fresh, node);
             if (cache != null) {
-                cache.put(property, elementId, fresh, readEpoch);
+                cache.put(property, id, fresh, readEpoch);
             }
             return score;
         }
@@ -149,6 +152,73 @@ final class Scorer {
         }
         throw new IllegalArgumentException(procedure + ": property `" + property + "` of node "
                 + node.getElementId() + " is a " + value.getClass().getSimpleName() + ", not a list of floats");
+    }
+
+    /**
+     * {@link #score} of {@code nodes[0..count)}, in order (NaN for a null node): the cache
+     * look-ups first, then the dot products two at a time. Why: one at a time, each score waited
+     * on its own chain of cache misses (map entry, key, vector) and on its 1.5 KB vector coming
+     * from memory; two streams at once overlap those waits (measured on the MuSiQue questions'
+     * tiers, inside the server: rankTiers 25-45% faster). Each score is the same arithmetic in
+     * the same order as {@code score}'s, so it is bit for bit the same. A node the cache cannot
+     * serve (not cached, a zero vector, the wrong length, NaN) is scored by {@code score} in its
+     * turn, so the first bad node raises the same error as before. {@code step} runs per node
+     * (the caller's termination check).
+     */
+    double[] scores(Node[] nodes, int count, Runnable step) {
+        double[] out = new double[count];
+        int[] pending = new int[count];
+        VectorCache.Vec[] vecs = new VectorCache.Vec[count];
+        int m = 0;
+        for (int i = 0; i < count; i++) {
+            step.run();
+            Node node = nodes[i];
+            if (node == null) {
+                out[i] = Double.NaN;
+                continue;
+            }
+            VectorCache.Vec vec = cached == null ? null : cached.get(node.getId());
+            if (vec == null || vec.values().length != q.length || !Double.isFinite(vec.norm()) || vec.norm() == 0.0) {
+                out[i] = score(node);
+                continue;
+            }
+            pending[m] = i;
+            vecs[m++] = vec;
+        }
+        int j = 0;
+        for (; j + 1 < m; j += 2) {
+            scorePair(vecs[j], vecs[j + 1], out, pending[j], pending[j + 1]);
+        }
+        if (j < m) {
+            out[pending[j]] = scoreCached(vecs[j], nodes[pending[j]]);
+        }
+        return out;
+    }
+
+    /** {@link #scoreCached} of two vectors in one pass (each with its own four accumulators). */
+    private void scorePair(VectorCache.Vec x, VectorCache.Vec y, double[] out, int at, int bt) {
+        float[] a = x.values();
+        float[] b = y.values();
+        int dim = a.length;
+        double a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+        int i = 0;
+        for (; i + 3 < dim; i += 4) {
+            double q0 = q[i], q1 = q[i + 1], q2 = q[i + 2], q3 = q[i + 3];
+            a0 += a[i] * q0;
+            a1 += a[i + 1] * q1;
+            a2 += a[i + 2] * q2;
+            a3 += a[i + 3] * q3;
+            b0 += b[i] * q0;
+            b1 += b[i + 1] * q1;
+            b2 += b[i + 2] * q2;
+            b3 += b[i + 3] * q3;
+        }
+        for (; i < dim; i++) {
+            a0 += a[i] * q[i];
+            b0 += b[i] * q[i];
+        }
+        out[at] = toScore(((a0 + a1) + (a2 + a3)) / (qNorm * x.norm()));
+        out[bt] = toScore(((b0 + b1) + (b2 + b3)) / (qNorm * y.norm()));
     }
 
     private static VectorCache.Vec vec(float[] f) {
@@ -195,27 +265,30 @@ final class Scorer {
         return toScore(((d0 + d1) + (d2 + d3)) / (qNorm * vec.norm()));
     }
 
+    /**
+     * Against a stored list of doubles. The norm is summed in one accumulator, in order, as
+     * {@link #vec} sums the cached copy's: for float32 values (what embedding models give, and
+     * what the cache keeps exactly) a node scores bit for bit the same from the store as from
+     * the cache, so the first call after a start ranks as every later one does.
+     */
     private double scoreDoubles(double[] v, Node node) {
         checkDim(v.length, node);
         int dim = v.length;
-        double d0 = 0, d1 = 0, d2 = 0, d3 = 0, n0 = 0, n1 = 0, n2 = 0, n3 = 0;
+        double d0 = 0, d1 = 0, d2 = 0, d3 = 0;
         int i = 0;
         for (; i + 3 < dim; i += 4) {
-            double a = v[i], b = v[i + 1], c = v[i + 2], d = v[i + 3];
-            d0 += a * q[i];
-            d1 += b * q[i + 1];
-            d2 += c * q[i + 2];
-            d3 += d * q[i + 3];
-            n0 += a * a;
-            n1 += b * b;
-            n2 += c * c;
-            n3 += d * d;
+            d0 += v[i] * q[i];
+            d1 += v[i + 1] * q[i + 1];
+            d2 += v[i + 2] * q[i + 2];
+            d3 += v[i + 3] * q[i + 3];
         }
         for (; i < dim; i++) {
             d0 += v[i] * q[i];
-            n0 += v[i] * v[i];
         }
-        double nn = (n0 + n1) + (n2 + n3);
+        double nn = 0;
+        for (double x : v) {
+            nn += x * x;
+        }
         if (!Double.isFinite(nn)) {
             notFinite(node);
         }

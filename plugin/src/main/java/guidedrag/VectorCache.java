@@ -17,7 +17,7 @@ import org.neo4j.kernel.internal.GraphDatabaseAPI;
 
 /**
  * A compact in-heap copy of the embeddings the rank procedures have read, per running database
- * and property, keyed by element id.
+ * and property, keyed by node id.
  *
  * <p>Why: reading a 384-float list property from the record store costs tens of microseconds per
  * node (the array spans some two dozen dynamic records), whichever API reads it; measured, a
@@ -35,8 +35,14 @@ import org.neo4j.kernel.internal.GraphDatabaseAPI;
  * entry of every node whose cached property was set or removed, and of every deleted node, after
  * each commit (and rollback). A reader stores what it read only if no such invalidation happened
  * while it was reading (an epoch counter that writers bump <em>before</em> dropping entries), so a
- * value read before a commit can never be stored after that commit's invalidation. Element ids
+ * value read before a commit can never be stored after that commit's invalidation. Node ids
  * reused after a delete are safe for the same reason.
+ *
+ * <p>It also holds the tier walks' neighbour lists ({@link Adjacent}: an entity's chunks, a chunk's
+ * entities), which {@link TierWalk} would otherwise read from the relationship chains and label
+ * records on every call. Any commit that creates or deletes a relationship, deletes a node or
+ * adds or removes a label drops all of them (writes are rare beside reads in retrieval; a finer
+ * rule would have to know every walk's schema).
  *
  * <p>Memory: at most {@code guidedrag.rank.cacheBytes} bytes for all databases (a JVM system
  * property; default a quarter of the maximum heap). When full, further nodes are read from the
@@ -46,6 +52,13 @@ final class VectorCache implements TransactionEventListener<Object> {
 
     /** A cached embedding (float32) and its norm. */
     record Vec(float[] values, double norm) {}
+
+    /**
+     * A node's neighbours along one walk (chain order, each once, only those with the walk's
+     * label) and how many relationships of the walk's type and direction it has, whatever is at
+     * their other end (what {@code COUNT { }} counts).
+     */
+    record Adjacent(long[] ids, long degree) {}
 
     /** The cache a procedure call may use, or why it has none (a warning for the caller). */
     record Lookup(VectorCache cache, String warning) {}
@@ -58,8 +71,12 @@ final class VectorCache implements TransactionEventListener<Object> {
     static final long BUDGET = Long.getLong("guidedrag.rank.cacheBytes", Runtime.getRuntime().maxMemory() / 4);
 
     private final UUID databaseId;
-    private final Map<String, Map<String, Vec>> byProperty = new ConcurrentHashMap<>();
+    private final Map<String, Map<Long, Vec>> byProperty = new ConcurrentHashMap<>();
     private final AtomicLong epoch = new AtomicLong();
+    /** Neighbour lists by walk ({@link TierWalk#walkKey}), then node id. */
+    private final Map<Long, Map<Long, Adjacent>> byWalk = new ConcurrentHashMap<>();
+    /** Bumped before neighbour lists are dropped: a walk read across it is not stored. */
+    private final AtomicLong shapeEpoch = new AtomicLong();
     private volatile boolean open = true;
 
     VectorCache(UUID databaseId) {
@@ -127,28 +144,81 @@ final class VectorCache implements TransactionEventListener<Object> {
         return epoch.get();
     }
 
-    Vec get(String property, String elementId) {
-        Map<String, Vec> map = byProperty.get(property);
-        return map == null ? null : map.get(elementId);
+    /**
+     * The cached embeddings of {@code property} by node id, for a {@link Scorer} to read for the
+     * whole call (one map look-up per call, not per node). Keys are node ids, not element ids:
+     * an element id is a string built on every call and hashed on every look-up, which cost as
+     * much as the dot product it serves (measured with JFR on the MuSiQue questions).
+     */
+    Map<Long, Vec> entries(String property) {
+        return byProperty.computeIfAbsent(property, p -> new ConcurrentHashMap<>());
+    }
+
+    Vec get(String property, long id) {
+        Map<Long, Vec> map = byProperty.get(property);
+        return map == null ? null : map.get(id);
+    }
+
+    /** The neighbour lists of one walk by node id, for a {@link TierWalk} to read for its call. */
+    Map<Long, Adjacent> walks(long walkKey) {
+        return byWalk.computeIfAbsent(walkKey, w -> new ConcurrentHashMap<>());
+    }
+
+    long shapeEpoch() {
+        return shapeEpoch.get();
+    }
+
+    /** Bytes one neighbour list holds: the ids, their array and record, the map node, the key. */
+    static long size(Adjacent adjacent) {
+        return 16L + 8L * adjacent.ids().length + 32L + 40L + 16L;
+    }
+
+    /** Keep {@code adjacent} unless the graph's shape changed since {@code readEpoch}, the
+     * budget is spent or the cache was closed (as {@link #put} for embeddings). */
+    void putAdjacent(Map<Long, Adjacent> walk, long id, Adjacent adjacent, long readEpoch) {
+        long size = size(adjacent);
+        if (!open || BYTES.get() + size > BUDGET || shapeEpoch.get() != readEpoch) {
+            return;
+        }
+        Adjacent old = walk.put(id, adjacent);
+        BYTES.addAndGet(old == null ? size : size - size(old));
+        if (shapeEpoch.get() != readEpoch || !open) {
+            if (walk.remove(id, adjacent)) {
+                BYTES.addAndGet(-size);
+            }
+        }
+    }
+
+    /** Drop every neighbour list (the graph's shape changed). */
+    private void clearWalks() {
+        shapeEpoch.incrementAndGet(); // first: walks read before now will not be stored
+        for (Map<Long, Adjacent> walk : byWalk.values()) {
+            for (Long key : List.copyOf(walk.keySet())) {
+                Adjacent old = walk.remove(key);
+                if (old != null) {
+                    BYTES.addAndGet(-size(old));
+                }
+            }
+        }
     }
 
     /** Bytes one entry holds: the floats, their array and record, the map node, the key. */
-    static long size(String elementId, Vec vec) {
-        return 16L + 4L * vec.values().length + 64L + 40L + elementId.length();
+    static long size(Vec vec) {
+        return 16L + 4L * vec.values().length + 64L + 40L + 16L;
     }
 
     /** Keep {@code vec} unless an invalidation ran since {@code readEpoch}, the budget is spent
      * or the cache was closed. */
-    void put(String property, String elementId, Vec vec, long readEpoch) {
-        long size = size(elementId, vec);
+    void put(String property, long id, Vec vec, long readEpoch) {
+        long size = size(vec);
         if (!open || BYTES.get() + size > BUDGET || epoch.get() != readEpoch) {
             return;
         }
-        Map<String, Vec> map = byProperty.computeIfAbsent(property, p -> new ConcurrentHashMap<>());
-        Vec old = map.put(elementId, vec);
-        BYTES.addAndGet(old == null ? size : size - size(elementId, old));
+        Map<Long, Vec> map = entries(property);
+        Vec old = map.put(id, vec);
+        BYTES.addAndGet(old == null ? size : size - size(old));
         if (epoch.get() != readEpoch || !open) { // an invalidation (or close) raced the insert
-            if (map.remove(elementId, vec)) {
+            if (map.remove(id, vec)) {
                 BYTES.addAndGet(-size);
             }
         }
@@ -156,7 +226,7 @@ final class VectorCache implements TransactionEventListener<Object> {
 
     long entries() {
         long n = 0;
-        for (Map<String, Vec> map : byProperty.values()) {
+        for (Map<Long, Vec> map : byProperty.values()) {
             n += map.size();
         }
         return n;
@@ -167,60 +237,74 @@ final class VectorCache implements TransactionEventListener<Object> {
     }
 
     void clear() {
+        clearWalks();
         epoch.incrementAndGet();
-        for (Map<String, Vec> map : byProperty.values()) {
-            for (String key : List.copyOf(map.keySet())) {
+        for (Map<Long, Vec> map : byProperty.values()) {
+            for (Long key : List.copyOf(map.keySet())) {
                 Vec old = map.remove(key);
                 if (old != null) {
-                    BYTES.addAndGet(-size(key, old));
+                    BYTES.addAndGet(-size(old));
                 }
             }
         }
     }
 
     /**
-     * The element ids whose cached entry a transaction makes stale: nodes with a cached property
-     * set or removed, and deleted nodes. Read in {@code beforeCommit}, while the transaction is
-     * open and its nodes can still name their element ids.
+     * What a commit makes stale: the embeddings of {@code nodes} (a cached property set or
+     * removed, or the node deleted), and every neighbour list when {@code shape} (a relationship
+     * created or deleted, a node deleted, a label added or removed).
      */
-    private List<String> touched(TransactionData data) {
-        List<String> touched = new ArrayList<>();
-        if (data == null || byProperty.isEmpty()) {
-            return touched;
+    private record Stale(List<Long> nodes, boolean shape) {}
+
+    /** Read in {@code beforeCommit}, while the transaction is open. */
+    private Stale stale(TransactionData data) {
+        List<Long> touched = new ArrayList<>();
+        if (data == null) {
+            return new Stale(touched, false);
+        }
+        boolean shape = data.createdRelationships().iterator().hasNext()
+                || data.deletedRelationships().iterator().hasNext()
+                || data.deletedNodes().iterator().hasNext()
+                || data.assignedLabels().iterator().hasNext()
+                || data.removedLabels().iterator().hasNext();
+        if (byProperty.isEmpty()) {
+            return new Stale(touched, shape);
         }
         for (PropertyEntry<Node> entry : data.assignedNodeProperties()) {
             if (byProperty.containsKey(entry.key())) {
-                touched.add(entry.entity().getElementId());
+                touched.add(entry.entity().getId());
             }
         }
         for (PropertyEntry<Node> entry : data.removedNodeProperties()) {
             if (byProperty.containsKey(entry.key())) {
-                touched.add(entry.entity().getElementId());
+                touched.add(entry.entity().getId());
             }
         }
         for (Node node : data.deletedNodes()) {
-            touched.add(node.getElementId());
+            touched.add(node.getId());
         }
-        return touched;
+        return new Stale(touched, shape);
     }
 
-    /** Drop {@code touched} (the state beforeCommit left); without it, drop everything. */
+    /** Drop what {@code state} (what beforeCommit left) names; without it, drop everything. */
     private void invalidate(Object state) {
-        if (!(state instanceof List<?> touched)) {
-            if (!byProperty.isEmpty()) {
-                clear(); // beforeCommit did not run or failed: nothing cached may outlive the commit
-            }
+        if (!(state instanceof Stale stale)) {
+            clear(); // beforeCommit did not run or failed: nothing cached may outlive the commit
             return;
         }
+        if (stale.shape()) {
+            clearWalks();
+        }
+        List<Long> touched = stale.nodes();
         if (touched.isEmpty()) {
             return;
         }
         epoch.incrementAndGet(); // first: readers that started before now will not store
-        for (Map<String, Vec> map : byProperty.values()) {
-            for (Object id : touched) {
+        for (Map<Long, Vec> map : byProperty.values()) {
+            for (Long id : touched) {
                 Vec old = map.remove(id);
                 if (old != null) {
-                    BYTES.addAndGet(-size((String) id, old));
+                    BYTES.addAndGet(-size(old));
                 }
             }
         }
@@ -229,7 +313,7 @@ final class VectorCache implements TransactionEventListener<Object> {
     @Override
     public Object beforeCommit(TransactionData data, org.neo4j.graphdb.Transaction transaction,
             GraphDatabaseService databaseService) {
-        return touched(data);
+        return stale(data);
     }
 
     @Override
@@ -241,7 +325,7 @@ final class VectorCache implements TransactionEventListener<Object> {
     public void afterRollback(TransactionData data, Object state, GraphDatabaseService databaseService) {
         // Nothing committed changed. A writer never caches (Scorer skips the cache in a transaction
         // with data changes); dropping what it touched anyway costs little and guards that rule.
-        if (state instanceof List<?>) {
+        if (state instanceof Stale) {
             invalidate(state);
         }
     }

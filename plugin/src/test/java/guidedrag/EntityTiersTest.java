@@ -153,6 +153,12 @@ class EntityTiersTest {
             Harness.clear(db);
             Random rng = new Random(out ? 5 : 6);
             graph(rng, 300, 80, out);
+            // both kinds of entity node: dense ones (past the kernel's grouping threshold, 50 by
+            // default: degrees from the store) and sparse ones (counted on the walk that lists them)
+            String mention = out ? "()-[:MENTIONS]->(e)" : "()<-[:FROM_CHUNK]-(e)";
+            Map<String, Object> spread = row("MATCH (e:Entity) WITH COUNT { " + mention + " } AS d "
+                    + "RETURN max(d) AS most, min(d) AS least", Map.of());
+            assertTrue((Long) spread.get("most") > 100 && (Long) spread.get("least") < 10, spread.toString());
             int overSeen = 0;
             int listedSeen = 0;
             for (int trial = 0; trial < 60; trial++) {
@@ -163,7 +169,7 @@ class EntityTiersTest {
                 if (trial % 11 == 0) {
                     ids = List.of(); // no entity: nothing listed, not over
                 }
-                for (long[] bounds : new long[][] {{10_000, 10_000}, {5, 10_000}, {10_000, 20}, {0, 0}, {2, 3}}) {
+                for (long[] bounds : new long[][] {{10_000, 10_000}, {5, 10_000}, {10_000, 20}, {10_000, 120}, {0, 0}, {2, 3}}) {
                     Map<String, Object> params = with(Map.of("ids", ids, "exactMax", bounds[0],
                             "listMax", bounds[1]), out ? OUT : IN);
                     Map<String, Object> want = row(cypherMentioned(out), params);
@@ -219,6 +225,64 @@ class EntityTiersTest {
         e = assertThrows(QueryExecutionException.class,
                 () -> row(PLUGIN_STEP, with(Map.of("ids", List.of("e0"), "cap", 10L), schema)));
         assertTrue(e.getMessage().contains("entityLabel must be a non-empty name"), e.getMessage());
+    }
+
+    /** Plugin and Cypher agree on near steps and listings of {@code seeds} (both directions' schema OUT). */
+    private static void assertSameWalks(List<List<String>> seeds, String when) {
+        for (List<String> ids : seeds) {
+            for (long cap : new long[] {10_000, 3}) {
+                Map<String, Object> params = with(Map.of("ids", ids, "cap", cap), OUT);
+                assertEquals(row(cypherStep(true), params), row(PLUGIN_STEP, params), "near " + ids + " " + when);
+            }
+            for (long[] bounds : new long[][] {{10_000, 10_000}, {10_000, 20}}) {
+                Map<String, Object> params = with(Map.of("ids", ids, "exactMax", bounds[0], "listMax", bounds[1]), OUT);
+                Map<String, Object> want = row(cypherMentioned(true), params);
+                Map<String, Object> got = row(PLUGIN_MENTIONED, params);
+                assertEquals(want.get("over"), got.get("over"), "over " + ids + " " + when);
+                @SuppressWarnings("unchecked")
+                List<String> wantIds = (List<String>) want.get("ids");
+                @SuppressWarnings("unchecked")
+                List<String> gotIds = (List<String>) got.get("ids");
+                assertEquals(Set.copyOf(wantIds), new HashSet<>(gotIds), "listing " + ids + " " + when);
+                assertEquals(wantIds.size(), gotIds.size(), "listing " + ids + " " + when);
+            }
+        }
+    }
+
+    @Test
+    void cachedNeighbourListsFollowEveryCommitThatChangesTheGraphsShape() {
+        graph(new Random(10), 120, 30, true);
+        List<List<String>> seeds = List.of(List.of("e0"), List.of("e3", "e7"), List.of("e12"), List.of("e1", "e2"));
+        assertSameWalks(seeds, "first (walks read and cached)");
+        assertSameWalks(seeds, "again (from the cache)");
+        Harness.query(db, "MATCH (e:Entity {id: 'e12'}) CREATE (:Chunk {id: 'late'})-[:MENTIONS]->(e)", Map.of());
+        assertSameWalks(seeds, "after a mention was created");
+        Harness.query(db, "MATCH (:Chunk)-[m:MENTIONS]->(:Entity {id: 'e3'}) WITH m LIMIT 2 DELETE m", Map.of());
+        assertSameWalks(seeds, "after mentions were deleted");
+        Harness.query(db, "MATCH (c:Chunk)-[:MENTIONS]->(:Entity {id: 'e0'}) WITH c LIMIT 3 REMOVE c:Chunk SET c:Gone",
+                Map.of());
+        assertSameWalks(seeds, "after chunk labels were removed");
+        Harness.query(db, "MATCH (c:Gone) SET c:Chunk", Map.of());
+        Harness.query(db, "MATCH (x:Thing) SET x:Entity", Map.of());
+        assertSameWalks(seeds, "after labels were added");
+        Harness.query(db, "MATCH (c:Chunk {id: 'late'}) DETACH DELETE c", Map.of());
+        assertSameWalks(seeds, "after a chunk was deleted");
+    }
+
+    @Test
+    void aWriterWalksItsOwnWritesEvenWhereTheCacheHoldsTheEntity() {
+        graph(new Random(12), 40, 10, true);
+        Map<String, Object> params = with(Map.of("ids", List.of("e0"), "exactMax", 10_000L, "listMax", 10_000L), OUT);
+        @SuppressWarnings("unchecked")
+        List<String> before = (List<String>) row(PLUGIN_MENTIONED, params).get("ids"); // cached now
+        try (var tx = db.beginTx()) {
+            tx.execute("MATCH (e:Entity {id: 'e0'}) CREATE (:Chunk {id: 'mine'})-[:MENTIONS]->(e)").close();
+            @SuppressWarnings("unchecked")
+            List<String> inside = (List<String>) tx.execute(PLUGIN_MENTIONED, params).next().get("ids");
+            assertTrue(inside.contains("mine") && inside.containsAll(before), inside.toString());
+            tx.rollback();
+        }
+        assertEquals(before, row(PLUGIN_MENTIONED, params).get("ids"), "the rolled-back chunk is not listed");
     }
 
     @Test
