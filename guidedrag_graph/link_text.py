@@ -308,7 +308,12 @@ def indexed_spans(question: str, max_words: int, index: KeyIndex) -> list[tuple[
     possessive = [bool(POSSESSIVE.search(w)) for w in words]
     joined = [question[ends[k] : starts[k + 1]] in (" ", "-") for k in range(count - 1)]
     # Spans starting at or after token ``ascii_from`` are ASCII to the question's end.
-    if question.isascii():
+    # For ASCII text NFKC changes nothing and casefold maps each character to one, so a span's
+    # ``name_key`` is the casefolded question's same slice, single-spaced (no normalisation per
+    # n-gram: the linker's hot path).
+    all_ascii = question.isascii()
+    casefolded = question.casefold() if all_ascii else question
+    if all_ascii:
         ascii_from = 0
     else:
         last = max(at for at, ch in enumerate(question) if not ch.isascii())
@@ -327,14 +332,18 @@ def indexed_spans(question: str, max_words: int, index: KeyIndex) -> list[tuple[
             if not content:
                 continue
             text = question[starts[i] : ends[j - 1]]
-            key = name_key(text)
+            if all_ascii:
+                key = " ".join(casefolded[starts[i] : ends[j - 1]].split())
+            else:
+                key = name_key(text)
             folded_key = fold_key(key)
+            same = folded_key is key  # fold_key hands back ``key`` when folding changes nothing
             if possessive[j - 1]:
                 keys = frozenset(k for k in (key, name_key(POSSESSIVE.sub("", text))) if k)
                 folded = frozenset(fold_key(k) for k in keys)
                 hit = not known.isdisjoint(keys) or not known.isdisjoint(folded)
             else:
-                hit = bool(key) and (key in known or folded_key in known)
+                hit = bool(key) and (key in known or (not same and folded_key in known))
                 if hit:
                     keys, folded = frozenset((key,)), frozenset((folded_key,))
             if hit:
@@ -352,6 +361,6 @@ def indexed_spans(question: str, max_words: int, index: KeyIndex) -> list[tuple[
                     found = index.matches(keys, folded)
                     if found:
                         out.append((span, found))
-            if cut and not index.continues(key) and not index.continues(folded_key):
+            if cut and not index.continues(key) and (same or not index.continues(folded_key)):
                 break
     return out
