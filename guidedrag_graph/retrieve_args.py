@@ -118,13 +118,18 @@ def check_query_vector(vector: object, dimensions: int | None) -> np.ndarray | N
         array = np.asarray([], dtype=object)
     if array.dtype.kind not in "fiu":  # None, text, objects, ragged lists: not numbers
         raise ConfigurationError(f"query_vector holds something that is not a number: {fix}")
-    array = array.astype(np.float64)
+    array = np.asarray(array, dtype=np.float64)
     if array.ndim != 1 or array.size == 0:
         raise ConfigurationError(f"query_vector has shape {array.shape}, not a flat vector: {fix}")
-    if not np.all(np.isfinite(array)):
-        raise ConfigurationError(f"query_vector holds NaN or infinity: {fix}")
-    if not np.any(array):
-        raise ConfigurationError(f"query_vector is all zeros (no direction to rank by): {fix}")
+    # One dot product answers both checks below for any usable vector (finite and > 0 only if
+    # every element is finite and one is not zero); numpy's calls are most of this function's
+    # cost on a retrieval's path, so the element-wise checks run only to name a problem.
+    square = float(np.dot(array, array))
+    if not (math.isfinite(square) and square > 0.0):
+        if not np.all(np.isfinite(array)):
+            raise ConfigurationError(f"query_vector holds NaN or infinity: {fix}")
+        if not np.any(array):
+            raise ConfigurationError(f"query_vector is all zeros (no direction to rank by): {fix}")
     if dimensions is not None and array.size != dimensions:
         raise ConfigurationError(
             f"query_vector has {array.size} dimensions but the vector index holds {dimensions}-d "

@@ -89,9 +89,7 @@ class ChunkGraph:
         dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
         nodes = len(ids) + len(entity_node)
         degree = np.bincount(src, minlength=nodes).astype(np.float64)
-        return cls(
-            ids, vectors, {c: i for i, c in enumerate(ids)}, entity_node, degree, src, dst
-        )
+        return cls(ids, vectors, {c: i for i, c in enumerate(ids)}, entity_node, degree, src, dst)
 
     def cosines(self, vector: np.ndarray) -> np.ndarray:
         unit = vector / max(float(np.linalg.norm(vector)), 1e-12)

@@ -355,7 +355,7 @@ class Retriever:
         k = settings.top_k if k is None else k
         return _Order(
             # tolist(): the same Python floats as float() of each element, at a tenth the cost
-            vector=np.asarray(query_vector, dtype=np.float64).ravel().tolist(),
+            vector=_floats(query_vector),
             k=k,
             fetch=ranker_named(ranker).fetch(k, fetch_k, settings.mmr_fetch_k),
             ranker=ranker,
@@ -364,10 +364,23 @@ class Retriever:
         )
 
 
+def _floats(query_vector: Sequence[float] | np.ndarray) -> list[float]:
+    """The vector as Python floats; a flat float32 array (what ``GuidedRAG`` passes) converts
+    as it is, each float32 exact as a Python float, without a float64 copy first."""
+    if (
+        isinstance(query_vector, np.ndarray)
+        and query_vector.ndim == 1
+        and query_vector.dtype in (np.float32, np.float64)
+    ):
+        floats: list[float] = query_vector.tolist()
+        return floats
+    result: list[float] = np.asarray(query_vector, dtype=np.float64).ravel().tolist()
+    return result
+
+
 def _check_steering(steering: str) -> None:
     if steering not in ("hard", "soft"):
         raise ConfigurationError(
             f"unknown steering {steering!r} for a selection; use 'hard' or 'soft' "
             "(auto ranks graded tiers: Retriever.rank_tiers)"
         )
-

@@ -136,8 +136,7 @@ def check(expr: A.Expr, limits: Limits) -> None:
             # A left-nested chain of one operator (a | b | c) is written without parentheses:
             # it counts as one level, whatever its length.
             levels = [
-                depth[id(k)]
-                + (0 if i == 0 and node.infix and type(k) is type(node) else 1)
+                depth[id(k)] + (0 if i == 0 and node.infix and type(k) is type(node) else 1)
                 for i, k in enumerate(kids)
             ]
             depth[key] = max(levels)
