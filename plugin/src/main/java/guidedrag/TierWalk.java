@@ -15,6 +15,7 @@ import org.neo4j.internal.kernel.api.NodeCursor;
 import org.neo4j.internal.kernel.api.Read;
 import org.neo4j.internal.kernel.api.RelationshipTraversalCursor;
 import org.neo4j.internal.kernel.api.TokenRead;
+import org.neo4j.internal.kernel.api.security.AccessMode;
 import org.neo4j.kernel.api.KernelTransaction;
 import org.neo4j.kernel.impl.coreapi.InternalTransaction;
 import org.neo4j.procedure.TerminationGuard;
@@ -100,8 +101,26 @@ final class TierWalk implements AutoCloseable {
             throw new IllegalStateException("guidedrag tiers: the transaction is a " + tx.getClass().getName()
                     + ", not the kernel's; use walk=cypher (GUIDEDRAG_RANK_PLUGIN=off)");
         }
-        VectorCache cache = Scorer.transactionState(tx) == null ? VectorCache.of(db).cache() : null;
+        boolean cached = Scorer.transactionState(tx) == null && traversesEverything(internal);
+        VectorCache cache = cached ? VectorCache.of(db).cache() : null;
         return new TierWalk(internal, guard, cache, chunkLabel, entityLabel, mentions, direction);
+    }
+
+    /**
+     * Whether this call's reads may traverse every label and relationship type (the mode the
+     * kernel applies to the function's own reads). Cached neighbour lists were read by whichever
+     * call filled them, so a call whose traversal is restricted (Enterprise roles on a procedure
+     * that is not boosted) walks the chains, where the kernel applies the restrictions, and
+     * neither reads nor fills the cache. Community runs functions boosted (an overridden mode
+     * that traverses everything), so this is always true there and untested by the harness.
+     */
+    private static boolean traversesEverything(InternalTransaction tx) {
+        try {
+            AccessMode mode = tx.kernelTransaction().securityContext().mode();
+            return mode.allowsTraverseAllLabels() && mode.allowsTraverseAllRelTypes();
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
     }
 
     private static String text(String value, String name) {
