@@ -24,7 +24,8 @@ vector as the question's.
 Also printed: the Python time of ``default`` and ``question`` outside Neo4j reads (the call's
 wall time minus the time spent inside the driver's session, measured around each read),
 the load average before, between passes and after, and the server. Results go to
-``benchmarks/results/doors_<neo4j version>_<date>.json`` (or ``--out``).
+``benchmarks/results/doors_<neo4j version>_<date>.json`` (``..._<label>.json`` with ``--label``;
+or ``--out``).
 
     python benchmarks/doors.py --bundle out/musique              # NEO4J_URI etc. from the env
     python benchmarks/doors.py --bundle out/musique --passes 5 --limit 100
@@ -275,8 +276,14 @@ def main(argv: list[str] | None = None) -> int:
         driver.close()
     print(json.dumps(summary, indent=2))
     version = summary["neo4j_version"]
+    # A labelled run gets its own file (the committed synthetic one is ..._synthetic-100k.json),
+    # so a run without --out never overwrites the MuSiQue figures.
+    suffix = f"_{args.label}" if args.label else ""
     out = args.out or (
-        REPO / "benchmarks" / "results" / f"doors_{version}_{dt.date.today().isoformat()}.json"
+        REPO
+        / "benchmarks"
+        / "results"
+        / f"doors_{version}_{dt.date.today().isoformat()}{suffix}.json"
     )
     out.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {out}")
