@@ -50,15 +50,31 @@ import org.neo4j.kernel.internal.GraphDatabaseAPI;
  */
 final class VectorCache implements TransactionEventListener<Object> {
 
+    /** What the cache holds, by the bytes it counts against the budget. */
+    interface Held {
+        /** Bytes one entry holds: the payload's array and record, the map node, the key. */
+        long bytes();
+    }
+
     /** A cached embedding (float32) and its norm. */
-    record Vec(float[] values, double norm) {}
+    record Vec(float[] values, double norm) implements Held {
+        @Override
+        public long bytes() {
+            return 16L + 4L * values.length + 64L + 40L + 16L;
+        }
+    }
 
     /**
      * A node's neighbours along one walk (chain order, each once, only those with the walk's
      * label) and how many relationships of the walk's type and direction it has, whatever is at
      * their other end (what {@code COUNT { }} counts).
      */
-    record Adjacent(long[] ids, long degree) {}
+    record Adjacent(long[] ids, long degree) implements Held {
+        @Override
+        public long bytes() {
+            return 16L + 8L * ids.length + 32L + 40L + 16L;
+        }
+    }
 
     /** The cache a procedure call may use, or why it has none (a warning for the caller). */
     record Lookup(VectorCache cache, String warning) {}
@@ -168,59 +184,55 @@ final class VectorCache implements TransactionEventListener<Object> {
         return shapeEpoch.get();
     }
 
-    /** Bytes one neighbour list holds: the ids, their array and record, the map node, the key. */
-    static long size(Adjacent adjacent) {
-        return 16L + 8L * adjacent.ids().length + 32L + 40L + 16L;
-    }
-
     /** Keep {@code adjacent} unless the graph's shape changed since {@code readEpoch}, the
      * budget is spent or the cache was closed (as {@link #put} for embeddings). */
     void putAdjacent(Map<Long, Adjacent> walk, long id, Adjacent adjacent, long readEpoch) {
-        long size = size(adjacent);
-        if (!open || BYTES.get() + size > BUDGET || shapeEpoch.get() != readEpoch) {
-            return;
-        }
-        Adjacent old = walk.put(id, adjacent);
-        BYTES.addAndGet(old == null ? size : size - size(old));
-        if (shapeEpoch.get() != readEpoch || !open) {
-            if (walk.remove(id, adjacent)) {
-                BYTES.addAndGet(-size);
-            }
-        }
+        keep(walk, id, adjacent, shapeEpoch, readEpoch);
     }
 
     /** Drop every neighbour list (the graph's shape changed). */
     private void clearWalks() {
         shapeEpoch.incrementAndGet(); // first: walks read before now will not be stored
-        for (Map<Long, Adjacent> walk : byWalk.values()) {
-            for (Long key : List.copyOf(walk.keySet())) {
-                Adjacent old = walk.remove(key);
-                if (old != null) {
-                    BYTES.addAndGet(-size(old));
-                }
-            }
-        }
-    }
-
-    /** Bytes one entry holds: the floats, their array and record, the map node, the key. */
-    static long size(Vec vec) {
-        return 16L + 4L * vec.values().length + 64L + 40L + 16L;
+        byWalk.values().forEach(VectorCache::dropAll);
     }
 
     /** Keep {@code vec} unless an invalidation ran since {@code readEpoch}, the budget is spent
      * or the cache was closed. */
     void put(String property, long id, Vec vec, long readEpoch) {
-        long size = size(vec);
-        if (!open || BYTES.get() + size > BUDGET || epoch.get() != readEpoch) {
+        keep(entries(property), id, vec, epoch, readEpoch);
+    }
+
+    /**
+     * Put {@code value} in {@code map} unless {@code invalidations} (the counter that writers bump
+     * before dropping entries of this kind) moved since {@code readEpoch}, the budget is spent or
+     * the cache was closed; taken out again if an invalidation (or close) raced the insert.
+     */
+    private <V extends Held> void keep(Map<Long, V> map, long id, V value, AtomicLong invalidations,
+            long readEpoch) {
+        long size = value.bytes();
+        if (!open || BYTES.get() + size > BUDGET || invalidations.get() != readEpoch) {
             return;
         }
-        Map<Long, Vec> map = entries(property);
-        Vec old = map.put(id, vec);
-        BYTES.addAndGet(old == null ? size : size - size(old));
-        if (epoch.get() != readEpoch || !open) { // an invalidation (or close) raced the insert
-            if (map.remove(id, vec)) {
+        V old = map.put(id, value);
+        BYTES.addAndGet(old == null ? size : size - old.bytes());
+        if (invalidations.get() != readEpoch || !open) {
+            if (map.remove(id, value)) {
                 BYTES.addAndGet(-size);
             }
+        }
+    }
+
+    /** Drop {@code id}'s entry from {@code map}, if any, and its bytes from the count. */
+    private static <V extends Held> void drop(Map<Long, V> map, Long id) {
+        V old = map.remove(id);
+        if (old != null) {
+            BYTES.addAndGet(-old.bytes());
+        }
+    }
+
+    private static <V extends Held> void dropAll(Map<Long, V> map) {
+        for (Long key : List.copyOf(map.keySet())) {
+            drop(map, key);
         }
     }
 
@@ -239,14 +251,7 @@ final class VectorCache implements TransactionEventListener<Object> {
     void clear() {
         clearWalks();
         epoch.incrementAndGet();
-        for (Map<Long, Vec> map : byProperty.values()) {
-            for (Long key : List.copyOf(map.keySet())) {
-                Vec old = map.remove(key);
-                if (old != null) {
-                    BYTES.addAndGet(-size(old));
-                }
-            }
-        }
+        byProperty.values().forEach(VectorCache::dropAll);
     }
 
     /**
@@ -302,10 +307,7 @@ final class VectorCache implements TransactionEventListener<Object> {
         epoch.incrementAndGet(); // first: readers that started before now will not store
         for (Map<Long, Vec> map : byProperty.values()) {
             for (Long id : touched) {
-                Vec old = map.remove(id);
-                if (old != null) {
-                    BYTES.addAndGet(-size(old));
-                }
+                drop(map, id);
             }
         }
     }
