@@ -161,20 +161,12 @@ final class TierWalk implements AutoCloseable {
 
     /** Adds the chunks (chunk label) that mention {@code entity}, in chain order. */
     void chunksOf(long entity, LongSet into) {
-        if (chunksByEntity != null && type != NO_TOKEN) {
-            addAll(adjacent(chunksByEntity, entity, toChunk, chunkLabel), into);
-            return;
-        }
-        neighbours(entity, toChunk, chunkLabel, into, Long.MAX_VALUE);
+        addAll(neighboursOf(chunksByEntity, entity, toChunk, chunkLabel, Long.MAX_VALUE), into);
     }
 
     /** Adds the entities (entity label) that {@code chunk} mentions, in chain order. */
     void entitiesOf(long chunk, LongSet into) {
-        if (entitiesByChunk != null && type != NO_TOKEN) {
-            addAll(adjacent(entitiesByChunk, chunk, toEntity, entityLabel), into);
-            return;
-        }
-        neighbours(chunk, toEntity, entityLabel, into, Long.MAX_VALUE);
+        addAll(neighboursOf(entitiesByChunk, chunk, toEntity, entityLabel, Long.MAX_VALUE), into);
     }
 
     private static void addAll(VectorCache.Adjacent adjacent, LongSet into) {
@@ -186,18 +178,35 @@ final class TierWalk implements AutoCloseable {
     }
 
     /**
-     * {@code from}'s neighbours along a walk: from the cache, else read from its chain (every
-     * relationship counted, the {@code label}led ones kept, each once, in chain order) and
-     * cached. A node that is not there has none (and nothing is cached for it).
+     * {@code from}'s neighbours along a walk: from {@code walk} (the cache's lists of that walk;
+     * null when this call may not use the cache), else read from the chain, whole, and cached;
+     * without a cache the read stops once past {@code budget} (see {@link #readChain}).
      */
-    private VectorCache.Adjacent adjacent(Map<Long, VectorCache.Adjacent> walk, long from, Direction direction,
-            int label) {
-        VectorCache.Adjacent hit = walk.get(from);
+    private VectorCache.Adjacent neighboursOf(Map<Long, VectorCache.Adjacent> walk, long from,
+            Direction direction, int label, long budget) {
+        VectorCache.Adjacent hit = walk == null ? null : walk.get(from);
         if (hit != null) {
             return hit;
         }
+        if (walk == null) {
+            return readChain(from, direction, label, budget);
+        }
         long epoch = cache.shapeEpoch();
-        if (!at(from)) {
+        VectorCache.Adjacent read = readChain(from, direction, label, Long.MAX_VALUE);
+        if (read != NONE) {
+            cache.putAdjacent(walk, from, read, epoch);
+        }
+        return read;
+    }
+
+    /**
+     * {@code from}'s chain: every relationship of the type and direction counted (whatever is at
+     * the other end, as {@code COUNT { }} counts), the {@code label}led neighbours kept, each
+     * once, in chain order. Stops once the count is past {@code budget}: the list is then
+     * incomplete, and the count only known to be past it. A node that is not there has none.
+     */
+    private VectorCache.Adjacent readChain(long from, Direction direction, int label, long budget) {
+        if (type == NO_TOKEN || !at(from)) {
             return NONE;
         }
         node.relationships(rels, RelationshipSelection.selection(type, direction));
@@ -205,7 +214,9 @@ final class TierWalk implements AutoCloseable {
         long degree = 0;
         while (rels.next()) {
             tick();
-            degree++;
+            if (++degree > budget) {
+                break;
+            }
             long id = rels.otherNodeReference();
             if (label != NO_TOKEN && !found.contains(id) && hasLabel(id, label)) {
                 found.add(id);
@@ -215,9 +226,7 @@ final class TierWalk implements AutoCloseable {
         for (int i = 0; i < ids.length; i++) {
             ids[i] = found.get(i);
         }
-        VectorCache.Adjacent read = new VectorCache.Adjacent(ids, degree);
-        cache.putAdjacent(walk, from, read, epoch);
-        return read;
+        return new VectorCache.Adjacent(ids, degree);
     }
 
     private static final VectorCache.Adjacent NONE = new VectorCache.Adjacent(new long[0], 0);
@@ -225,53 +234,32 @@ final class TierWalk implements AutoCloseable {
     /**
      * Adds the chunks (chunk label) that mention {@code entity}, in chain order, and returns its
      * mentions as {@code COUNT { ()-[:mentions]->(e) }} counts them (whatever mentions it). A
-     * node that keeps its degrees (a dense one) gives them before its chain is walked, and one
-     * past {@code budget} is not walked; any other is counted on the walk that lists it (its
-     * degree would be that same walk), stopping once past {@code budget}. Past the budget, the
-     * count returned is only known to be past it.
+     * node that keeps its degrees (a dense one) gives them before its chain is read, and one
+     * past {@code budget} is neither read nor cached; any other is counted on the read that lists
+     * it (its degree would be that same walk). Past the budget, nothing is added and the count
+     * returned is only known to be past it.
      */
     long listMentions(long entity, LongSet into, long budget) {
         if (type == NO_TOKEN) {
             return 0;
         }
         VectorCache.Adjacent known = chunksByEntity == null ? null : chunksByEntity.get(entity);
-        if (known == null && !at(entity)) {
-            return 0;
-        }
-        RelationshipSelection selection = RelationshipSelection.selection(type, toChunk);
-        if (chunksByEntity != null && known == null && DEGREE != null && node.supportsFastDegreeLookup()) {
-            long degree = degree(selection); // a hub past the bound is neither walked nor cached
-            if (degree > budget) {
-                return degree;
+        if (known == null) {
+            if (!at(entity)) {
+                return 0;
             }
-        }
-        if (chunksByEntity != null) {
-            VectorCache.Adjacent adjacent = known != null ? known : adjacent(chunksByEntity, entity, toChunk, chunkLabel);
-            if (adjacent.degree() <= budget) {
-                addAll(adjacent, into);
+            if (DEGREE != null && node.supportsFastDegreeLookup()) {
+                long degree = degree(RelationshipSelection.selection(type, toChunk));
+                if (degree > budget) {
+                    return degree;
+                }
             }
-            return adjacent.degree();
+            known = neighboursOf(chunksByEntity, entity, toChunk, chunkLabel, budget);
         }
-        if (DEGREE != null && node.supportsFastDegreeLookup()) {
-            long degree = degree(selection);
-            if (degree <= budget) {
-                walkFrom(selection, chunkLabel, into, Long.MAX_VALUE);
-            }
-            return degree;
+        if (known.degree() <= budget) {
+            addAll(known, into);
         }
-        node.relationships(rels, selection);
-        long degree = 0;
-        while (rels.next()) {
-            tick();
-            if (++degree > budget) {
-                return degree;
-            }
-            long id = rels.otherNodeReference();
-            if (chunkLabel != NO_TOKEN && !into.contains(id) && hasLabel(id, chunkLabel)) {
-                into.add(id);
-            }
-        }
-        return degree;
+        return known.degree();
     }
 
     private long degree(RelationshipSelection selection) {
@@ -306,38 +294,22 @@ final class TierWalk implements AutoCloseable {
         return null;
     }
 
-    /** Distinct chunks that mention {@code entity}, counted up to {@code limit}. */
+    /** Distinct chunks that mention {@code entity}, counted up to {@code limit} (a hub's chain
+     * is read only that far, and not cached). */
     long chunkCount(long entity, long limit) {
+        if (type == NO_TOKEN || chunkLabel == NO_TOKEN || !at(entity)) {
+            return 0;
+        }
+        node.relationships(rels, RelationshipSelection.selection(type, toChunk));
         LongSet seen = new LongSet();
-        neighbours(entity, toChunk, chunkLabel, seen, limit);
-        return seen.size();
-    }
-
-    /** Adds the {@code label} nodes at the other end of {@code from}'s mentions, in chain order,
-     * until {@code into} holds {@code limit}. */
-    private void neighbours(long from, Direction direction, int label, LongSet into, long limit) {
-        if (type == NO_TOKEN || label == NO_TOKEN) {
-            return;
-        }
-        if (!at(from)) {
-            return;
-        }
-        walkFrom(RelationshipSelection.selection(type, direction), label, into, limit);
-    }
-
-    /** {@link #neighbours} from the node the node cursor is on. */
-    private void walkFrom(RelationshipSelection selection, int label, LongSet into, long limit) {
-        if (label == NO_TOKEN) {
-            return;
-        }
-        node.relationships(rels, selection);
-        while (rels.next() && into.size() < limit) {
+        while (rels.next() && seen.size() < limit) {
             tick();
             long id = rels.otherNodeReference();
-            if (!into.contains(id) && hasLabel(id, label)) {
-                into.add(id);
+            if (!seen.contains(id) && hasLabel(id, chunkLabel)) {
+                seen.add(id);
             }
         }
+        return seen.size();
     }
 
     /** Puts the node cursor on {@code id}; false when there is no such node (deleted). */
