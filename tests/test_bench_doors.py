@@ -32,3 +32,33 @@ def test_doors_writes_every_door_with_its_ratio(
     assert all(v > 0 for v in figures["p50_ms"].values())
     assert figures["questions"] == 2 and len(figures["load"]["after_each_pass"]) == 2
     assert set(figures["python_outside_reads_p50_ms"]) == {"default", "question"}
+
+
+def test_doors_over_several_runs_reports_the_median_of_each_runs_ratio(
+    sample_db: Driver, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchmarks.doors import main
+
+    monkeypatch.setenv("NEO4J_URI", settings.neo4j_uri)
+    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j_password.get_secret_value())
+    out = tmp_path / "doors.json"
+    assert main(["--bundle", str(sample_kb_dir()), "--limit", "2", "--passes", "1",
+                 "--runs", "3", "--out", str(out)]) == 0  # fmt: skip
+    figures = json.loads(out.read_text())
+    runs = figures["runs"]
+    assert len(runs) == 3 and len(figures["load"]["after_each_pass"]) == 6
+    for run in runs:  # each run's ratio is taken within the run
+        assert run["ratio_to_vector"]["default"] == round(
+            run["p50_ms"]["default"] / run["p50_ms"]["vector"], 3
+        )
+    for name, ratio in figures["ratio_to_vector"].items():
+        assert ratio == sorted(r["ratio_to_vector"][name] for r in runs)[1], name
+    assert figures["p50_ms"]["vector"] == sorted(r["p50_ms"]["vector"] for r in runs)[1]
+
+
+def test_doors_refuses_zero_runs() -> None:
+    from benchmarks.doors import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--bundle", str(sample_kb_dir()), "--runs", "0"])
+    assert stopped.value.code == 2
