@@ -51,7 +51,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -237,8 +237,8 @@ def one_run(
     }
 
 
-def _median(values: Any) -> float:
-    return round(statistics.median(list(values)), 3)
+def _median(values: Iterable[float]) -> float:
+    return round(float(statistics.median(list(values))), 3)
 
 
 def main(argv: list[str] | None = None) -> int:
