@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from neo4j import Driver
@@ -15,17 +16,25 @@ from guidedrag_graph.kb import sample_kb_dir
 pytestmark = pytest.mark.slow
 
 
-def test_doors_writes_every_door_with_its_ratio(
-    sample_db: Driver, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _doors(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *extra: str
+) -> dict[str, Any]:
+    """``doors.py`` on the sample KB's first two questions, one timed pass: its results file."""
     from benchmarks.doors import main
 
     monkeypatch.setenv("NEO4J_URI", settings.neo4j_uri)
     monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j_password.get_secret_value())
     out = tmp_path / "doors.json"
     assert main(["--bundle", str(sample_kb_dir()), "--limit", "2", "--passes", "1",
-                 "--out", str(out)]) == 0  # fmt: skip
-    figures = json.loads(out.read_text())
+                 "--out", str(out), *extra]) == 0  # fmt: skip
+    figures: dict[str, Any] = json.loads(out.read_text())
+    return figures
+
+
+def test_doors_writes_every_door_with_its_ratio(
+    sample_db: Driver, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    figures = _doors(settings, tmp_path, monkeypatch)
     required = {"ping", "vector", "default", "question", "guidedretriever"}
     assert required <= set(figures["p50_ms"]) and required <= set(figures["ratio_to_vector"])
     assert figures["ratio_to_vector"]["vector"] == 1.0
@@ -37,14 +46,7 @@ def test_doors_writes_every_door_with_its_ratio(
 def test_doors_over_several_runs_reports_the_median_of_each_runs_ratio(
     sample_db: Driver, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from benchmarks.doors import main
-
-    monkeypatch.setenv("NEO4J_URI", settings.neo4j_uri)
-    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j_password.get_secret_value())
-    out = tmp_path / "doors.json"
-    assert main(["--bundle", str(sample_kb_dir()), "--limit", "2", "--passes", "1",
-                 "--runs", "3", "--out", str(out)]) == 0  # fmt: skip
-    figures = json.loads(out.read_text())
+    figures = _doors(settings, tmp_path, monkeypatch, "--runs", "3")
     runs = figures["runs"]
     assert len(runs) == 3 and len(figures["load"]["after_each_pass"]) == 6
     for run in runs:  # each run's ratio is taken within the run
