@@ -171,9 +171,7 @@ final class TierWalk implements AutoCloseable {
 
     private static void addAll(VectorCache.Adjacent adjacent, LongSet into) {
         for (long id : adjacent.ids()) {
-            if (!into.contains(id)) {
-                into.add(id);
-            }
+            into.add(id); // a no-op for an id already there
         }
     }
 
