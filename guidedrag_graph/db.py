@@ -159,11 +159,7 @@ def connect(settings: Settings) -> Driver:
             f"bolt://127.0.0.1:7687"
         ) from exc
     try:
-        driver.execute_query(
-            templates.query("connection_check"),
-            database_=settings.neo4j_database,
-            routing_=RoutingControl.READ,
-        )
+        _check_connection(driver, settings.neo4j_database)
     except AuthError as exc:
         driver.close()
         raise DatabaseUnavailableError(
@@ -190,6 +186,20 @@ def connect(settings: Settings) -> Driver:
     set_query_timeout(driver, settings.query_timeout)
     _URIS[driver] = shown
     return driver
+
+
+def _check_connection(driver: Driver, database: str) -> None:
+    """Run ``connection_check`` once, in an auto-commit READ transaction with no retry.
+
+    ``execute_query`` retries an unreachable server for the driver's 30 s
+    ``max_transaction_retry_time``: a user with a stopped server (and every test of that case)
+    waited half a minute for the one-line error. A refused connection is final here: the
+    error says to start the server, and nothing is lost by not waiting for one.
+    """
+    with driver.session(
+        database=database, default_access_mode=READ_ACCESS, notifications_min_severity="OFF"
+    ) as session:
+        session.run(templates.query("connection_check")).consume()
 
 
 def _database_names(driver: Driver) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,22 @@ def test_unreachable_server_says_where_it_tried(tmp_path: Path) -> None:
     )
     assert f"cannot reach Neo4j at bolt://127.0.0.1:{port}" in line
     assert "guidedrag neo4j start" in line
+
+
+def test_retrieve_against_a_closed_port_exits_2_without_retrying(tmp_path: Path) -> None:
+    """The driver's managed retries (30 s) must not stand between a stopped server and the
+    one-line error: the whole command, interpreter start included, ends well inside 30 s."""
+    port = free_port()
+    started = time.monotonic()
+    result = run_cli(
+        ["retrieve", "Which countries use the euro?"],
+        {"NEO4J_URI": f"bolt://127.0.0.1:{port}"},
+        cwd=tmp_path,
+    )
+    elapsed = time.monotonic() - started
+    assert result.returncode == 2
+    assert f"cannot reach Neo4j at bolt://127.0.0.1:{port}" in error_line(result)
+    assert elapsed < 15.0, f"{elapsed:.1f} s: the connection check retried a refused port"
 
 
 def test_wrong_password(tmp_path: Path, settings: Settings) -> None:
