@@ -190,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
             "wall_p50_ms": round(1000 * statistics.median(wall[n]), 3),
             "server_mean_ms": round(statistics.mean(server[n]), 3) if server[n] else None,
             "x_vector": round(statistics.median(wall[n]) / base, 3),
+            "samples": len(wall[n]),
+            "server_samples": len(server[n]),
         }
         for n in names
     }

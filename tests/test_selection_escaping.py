@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from guidedrag_graph import templates as T
 from guidedrag_graph.errors import GuidedRAGError
+from guidedrag_graph.identifiers import escape_identifier, identifier_problem
 from guidedrag_graph.migrate import discover
 from guidedrag_graph.resources import cypher_dir, cypher_template
 from guidedrag_graph.schema import SchemaMapping
@@ -112,7 +113,13 @@ def renderings(schema: SchemaMapping, index_name: str) -> list[str]:
     constraint name set to ``index_name``), and every compiled selection."""
     names = dict.fromkeys(T.NAME_DEFAULTS, index_name)
     relation = T.Relation(("R", "S"), "out")
-    lists = {"tiers": ["s0", "s1"], "sizes": ["s0", "s1"], "flags": ["t0", "t1"]}
+    lists = {
+        "tiers": ["s0", "s1"],
+        "sizes": ["s0", "s1"],
+        "flags": ["t0", "t1"],
+        "members": ["m0", "m1"],
+        "operands": ["o0", "o1"],
+    }
     out: list[str] = []
     for name in TEMPLATES:
         if name == "load_next_chunk" and schema.next_chunk_type is None:
@@ -145,12 +152,21 @@ def renderings(schema: SchemaMapping, index_name: str) -> list[str]:
     return out
 
 
-def assert_contained(make: Callable[[str], tuple[SchemaMapping, str]], hostile: str) -> None:
+def assert_contained(
+    make: Callable[[str], tuple[SchemaMapping, str]], hostile: str, *, refused: bool
+) -> None:
+    """Render everything with ``hostile`` in one slot and check it stayed one identifier.
+
+    ``refused`` says whether the name must be refused instead (a library error, or the
+    mapping's own validation): a name that should render but is refused fails, and so does one
+    that should be refused but renders, so the check cannot pass by refusing everything."""
     try:
         schema, index_name = make(hostile)
         got = renderings(schema, index_name)
     except (GuidedRAGError, ValidationError):
-        return  # refused with a library error, or by the mapping's own validation: allowed
+        assert refused, f"{hostile!r} was refused, but it is a name a person may write"
+        return
+    assert not refused, f"{hostile!r} rendered, but it must be refused"
     schema, index_name = make(PLACEHOLDER)
     want = renderings(schema, index_name)
     assert len(got) == len(want)
@@ -167,17 +183,34 @@ def test_there_are_fields_and_templates() -> None:
     assert len(TEMPLATES) >= 30
 
 
+def _unquotable(name: str) -> bool:
+    """Names no quoting can carry (NUL, lone surrogates): refused wherever they come from."""
+    try:
+        escape_identifier(name)
+    except GuidedRAGError:
+        return True
+    return False
+
+
 @pytest.mark.parametrize("field", FIELDS)
 def test_hand_written_hostile_identifiers(field: str) -> None:
+    rendered = 0
     for hostile in HOSTILE:
         if hostile not in ORDINARY:
-            assert_contained(_field(field), hostile)
+            refused = identifier_problem(hostile) is not None
+            assert_contained(_field(field), hostile, refused=refused)
+            rendered += not refused
+    assert rendered >= 10  # most hostile names are writable: they must render, contained
 
 
 def test_vector_index_name_setting() -> None:
+    rendered = 0
     for hostile in HOSTILE:
         if hostile not in ORDINARY:
-            assert_contained(lambda v: (SchemaMapping(), v), hostile)
+            refused = _unquotable(hostile)
+            assert_contained(lambda v: (SchemaMapping(), v), hostile, refused=refused)
+            rendered += not refused
+    assert rendered >= 10
 
 
 @pytest.mark.parametrize("field", FIELDS)
@@ -187,7 +220,7 @@ def test_vector_index_name_setting() -> None:
 def test_any_identifier_is_contained(field: str, hostile: str) -> None:
     if hostile in ORDINARY or hostile == T.ELEMENT_ID:
         return
-    assert_contained(_field(field), hostile)
+    assert_contained(_field(field), hostile, refused=identifier_problem(hostile) is not None)
 
 
 def test_reproducers_render_as_single_identifiers() -> None:
