@@ -86,7 +86,8 @@ class Settings(BaseSettings):
     embedding_cache_dir: Path = Field(default_factory=lambda: _default_cache_dir() / "embeddings")
 
     # --- Knowledge-base schema ---
-    schema_preset: SchemaPreset | Literal["custom"] = "guidedrag"
+    # One Literal, not a union of two: a bad value gets one requirement listing every name.
+    schema_preset: Literal[SchemaPreset, "custom"] = "guidedrag"
     schema_file: Path | None = Field(
         None, description="TOML/JSON schema mapping file; wins over schema_preset (--schema)"
     )

@@ -130,3 +130,18 @@ def test_relation_mode_setting_reaches_the_schema(monkeypatch: pytest.MonkeyPatc
     schema = schema_from_settings(Settings(_env_file=None))  # type: ignore[call-arg]
     assert schema.relation_mode == "property"
     assert schema.entity_label == "__Entity__"  # the rest of the preset is kept
+
+
+def test_a_bad_schema_preset_is_one_requirement_naming_every_choice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The preset was a union of two Literals, so a bad value read as two contradicting
+    requirements ("must be 'guidedrag' … ; … must be 'custom'")."""
+    from guidedrag_graph.vocabulary import SCHEMA_PRESETS
+
+    monkeypatch.setenv("GUIDEDRAG_SCHEMA_PRESET", "x")
+    with pytest.raises(ConfigurationError) as info:
+        load_settings(_env_file=None)
+    message = str(info.value)
+    assert message.count("is invalid") == 1, message
+    assert all(repr(name) in message for name in (*SCHEMA_PRESETS, "custom")), message
