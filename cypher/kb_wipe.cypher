@@ -3,8 +3,10 @@
 // `loaded` deletes only the nodes the loader created (the :__GuidedRAGLoaded label, set on
 // CREATE, never on a node a MERGE found): another tool's nodes beside the KB, and a user's
 // entity or document a bundle merged onto, stay. `chunks`, `documents` and `entities` delete
-// every node with the mapped label (`kb wipe --force` only). `left` counts what `loaded` leaves.
-// Columns: deleted (left: chunks, documents, entities).
+// every node with the mapped label (`kb wipe --force` only). `relations` deletes the relations the
+// loader drew between two entities it did not create (marked by a property, load_relations),
+// after `loaded`, so it scans only what is left. kb_wipe_left counts what `loaded` leaves.
+// Columns: deleted.
 :param unused => null;
 
 // @fragment loaded
@@ -12,11 +14,9 @@ MATCH (n:__GuidedRAGLoaded) WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS
 // @end
 ;
 
-// @fragment left
-CALL () { MATCH (n:/*chunk_label*/Chunk) WHERE NOT n:__GuidedRAGLoaded RETURN count(n) AS chunks }
-CALL () { MATCH (n:/*document_label*/Document) WHERE NOT n:__GuidedRAGLoaded RETURN count(n) AS documents }
-CALL () { MATCH (n:/*entity_label*/Entity) WHERE NOT n:__GuidedRAGLoaded RETURN count(n) AS entities }
-RETURN chunks, documents, entities
+// @fragment relations
+MATCH (:/*entity_label*/Entity)-[r]->(:/*entity_label*/Entity) WHERE r.__GuidedRAGLoaded = true
+WITH r LIMIT 5000 DELETE r RETURN count(*) AS deleted
 // @end
 ;
 

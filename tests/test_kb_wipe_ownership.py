@@ -103,18 +103,34 @@ def test_wipe_json_counts_what_it_left(
     assert out["deleted_nodes"] == 3 + 12 + 5
 
 
-def test_a_user_entity_a_bundle_merged_onto_stays(
+def test_user_entities_a_bundle_merged_onto_stay_and_only_its_relation_goes(
     migrated_db: Driver, settings: Settings, tmp_path: Path
 ) -> None:
-    """The bundle declares 'rome' with the same name as the user's entity: no conflict, the
-    loader MERGEs onto it — and the wipe must not delete a node the loader did not create."""
-    migrated_db.execute_query("CREATE (:Entity {id: 'rome', name: 'Rome', owner: 'me'})")
+    """The bundle declares 'rome' and 'carthage' with the user's names: no conflict, the loader
+    MERGEs onto them and draws its FOUGHT_AGAINST between them. The wipe must not delete a node
+    the loader did not create, must delete the relation it drew, and keep the user's own."""
+    migrated_db.execute_query(
+        "CREATE (:Entity {id: 'rome', name: 'Rome', owner: 'me'})-[:TRADED_WITH]->"
+        "(:Entity {id: 'carthage', name: 'Carthage', owner: 'me'})"
+    )
     load_bundle(migrated_db, settings, GUIDEDRAG, make_bundle(tmp_path / "kb", embed=False))
+    drawn = "MATCH (:Entity {id: 'rome'})-[r:FOUGHT_AGAINST]->() RETURN count(r) AS n"
+    assert _count(migrated_db, drawn) == 1
     result = run_cli(["kb", "wipe", "--yes"], connection_only(settings), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    rows = migrated_db.execute_query("MATCH (e:Entity) RETURN e.id AS id, e.owner AS owner")
-    assert [r.data() for r in rows.records] == [{"id": "rome", "owner": "me"}]
-    assert "left 1 entities" in result.stdout
+    rows = migrated_db.execute_query(
+        "MATCH (e:Entity) RETURN e.id AS id, e.owner AS owner ORDER BY id"
+    ).records
+    assert [r.data() for r in rows] == [
+        {"id": "carthage", "owner": "me"},
+        {"id": "rome", "owner": "me"},
+    ]
+    links = migrated_db.execute_query("MATCH (:Entity)-[r]->(:Entity) RETURN type(r) AS t")
+    assert [r["t"] for r in links.records] == ["TRADED_WITH"]
+    assert "deleted 1 relations the loader drew between entities it did not create" in (
+        result.stdout
+    )
+    assert "left 2 entities" in result.stdout
 
 
 def test_a_kb_loaded_without_the_mark_stays_unless_forced(

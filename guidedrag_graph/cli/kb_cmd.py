@@ -300,9 +300,19 @@ def wipe(yes: bool, force: bool, as_json: bool) -> None:
     note = report.left_note()
     if as_json:
         echo_json(
-            {"deleted_nodes": report.deleted, "left_nodes": report.left, "database": database}
+            {
+                "deleted_nodes": report.deleted,
+                "deleted_relations": report.relations_deleted,
+                "left_nodes": report.left,
+                "database": database,
+            }
         )
         return
     click.echo(f"deleted {report.deleted} nodes ({what})")
+    if report.relations_deleted:
+        click.echo(
+            f"deleted {report.relations_deleted} relations the loader drew between entities it "
+            f"did not create"
+        )
     if note is not None:
         click.echo(f"note: {note}")

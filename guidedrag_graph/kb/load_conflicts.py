@@ -46,29 +46,17 @@ class ContentConflict:
 
 def _document_fields(d: DocumentRow, r: dict[str, Any]) -> list[str]:
     date = d.date.isoformat() if d.date else None
-    out = [
-        name
-        for name, stored, wanted in (
-            ("title", r["title"], d.title),
-            ("source", r["source"], d.source),
-            ("date", r["date"], date),
-        )
-        if stored != wanted
-    ]
-    return out + _metadata_fields(d.metadata, r["meta"])
+    wanted = {"title": d.title, "source": d.source, "date": date}
+    return _fields(wanted, r["stored"]) + _metadata_fields(d.metadata, r["meta"])
 
 
 def _chunk_fields(c: ChunkRow, r: dict[str, Any]) -> list[str]:
-    out = [
-        name
-        for name, stored, wanted in (
-            ("text", r["text"], c.text),
-            ("position", r["position"], c.position),
-            ("document_id", r["document_id"], c.document_id),
-        )
-        if stored != wanted
-    ]
-    return out + _metadata_fields(c.metadata, r["meta"])
+    wanted = {"text": c.text, "position": c.position, "document_id": c.document_id}
+    return _fields(wanted, r["stored"]) + _metadata_fields(c.metadata, r["meta"])
+
+
+def _fields(wanted: dict[str, Any], stored: dict[str, Any]) -> list[str]:
+    return [name for name, value in wanted.items() if stored.get(name) != value]
 
 
 def _metadata_fields(metadata: dict[str, Any], stored: Sequence[Any]) -> list[str]:

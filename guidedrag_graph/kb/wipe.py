@@ -5,10 +5,12 @@ bulk importer writes it too) and never gives it to a node a MERGE found. A label
 property: retrieval matches by the mapped labels and reads named properties, so an extra label
 changes no result, costs nothing per row at load time (a label on the node record), and a label
 scan finds exactly the KB's nodes when wiping. Deleting those nodes (``DETACH``) takes their
-relationships with them. Everything else stays: another tool's ``:Chunk`` / ``:Entity`` nodes
-beside the KB, a user's entity or document a bundle merged onto, and a KB loaded before the
-label existed — those are counted and reported (``WipeReport.left``), and only ``everything=True``
-(``kb wipe --force``) deletes every node with the mapped labels.
+relationships with them. A relation the loader drew between two entities it did not create
+carries the mark as a property instead (``cypher/load_relations.cypher``; a KB's own relations
+never do) and is deleted next. Everything else stays: another tool's ``:Chunk`` / ``:Entity``
+nodes beside the KB, a user's entity or document a bundle merged onto, and a KB loaded before
+the label existed — those are counted and reported (``WipeReport.left``), and only
+``everything=True`` (``kb wipe --force``) deletes every node with the mapped labels.
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ __all__ = ["LOADED_LABEL", "WipeReport", "left_after_wipe", "wipe_kb"]
 
 @dataclass
 class WipeReport:
-    """Nodes deleted, and the chunk/document/entity nodes left because the loader did not
-    create them (``left``: kind -> count; all 0 after ``everything=True``)."""
+    """Nodes and relations deleted, and the chunk/document/entity nodes left because the loader
+    did not create them (``left``: kind -> count; all 0 after ``everything=True``)."""
 
     deleted: int = 0
+    relations_deleted: int = 0
     left: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -63,7 +66,7 @@ def _delete_all(driver: Driver, database: str, query: str) -> int:
 def left_after_wipe(driver: Driver, settings: Settings, schema: SchemaMapping) -> dict[str, int]:
     """The chunk, document and entity nodes a default wipe leaves (no ``LOADED_LABEL``)."""
     records, _, _ = driver.execute_query(
-        templates.fragment("kb_wipe", "left", schema),
+        templates.query("kb_wipe_left", schema),
         database_=settings.neo4j_database,
         routing_=RoutingControl.READ,
     )
@@ -78,9 +81,10 @@ def wipe_kb(
     Migrations and indexes stay. Runs in 5000-node transactions until nothing is left to delete.
     """
     database = settings.neo4j_database
-    report = WipeReport(
-        deleted=_delete_all(driver, database, templates.fragment("kb_wipe", "loaded", schema))
-    )
+    report = WipeReport()
+    report.deleted = _delete_all(driver, database, templates.fragment("kb_wipe", "loaded", schema))
+    relations = templates.fragment("kb_wipe", "relations", schema)
+    report.relations_deleted = _delete_all(driver, database, relations)
     if everything:
         for part in ("chunks", "documents", "entities"):
             query = templates.fragment("kb_wipe", part, schema)
