@@ -1,6 +1,7 @@
-// adopt_name_keys_remove — `guidedrag kb adopt --drop`: remove the normalised names adopt set
-// (only run when the adoption record says adopt added them). Columns: removed.
-MATCH (e:/*entity_label*/`Entity`) WHERE /*entity_key*/e.name_key IS NOT NULL
+// adopt_name_keys_remove — `guidedrag kb adopt --drop`: remove the normalised names adopt wrote,
+// and only those (the entities it marked :__GuidedRAGNameKey; a key the entity had before adopt
+// has no mark and stays). Columns: removed.
+MATCH (e:__GuidedRAGNameKey)
 WITH e LIMIT 10000
-REMOVE /*entity_key*/e.name_key
+REMOVE /*entity_key*/e.name_key, e:__GuidedRAGNameKey
 RETURN count(e) AS removed

@@ -40,3 +40,12 @@ MERGE (h)-[r:/*generic_relation_type*/RELATED_TO {/*relation_type_property*/type
 CREATE (h)-[r:/*generic_relation_type*/RELATED_TO {/*relation_type_property*/type: row.type, /*relation_text_property*/predicate: row.predicate, /*relation_chunk_property*/source_chunk: row.chunk_id}]->(t)
 // @end-variant
 // @end-variant
+// A relation between two nodes the loader did not create (a user's entities a bundle merged
+// onto) carries the mark as a property: `kb wipe` deletes it too. Between the loader's own
+// entities (every bulk or fresh load) nothing is written: the row is unchanged.
+// @variant write=merge|no_chunk
+ON CREATE SET r.__GuidedRAGLoaded = CASE WHEN h:__GuidedRAGLoaded OR t:__GuidedRAGLoaded THEN null ELSE true END
+// @end-variant
+// @variant write=create
+SET r.__GuidedRAGLoaded = CASE WHEN h:__GuidedRAGLoaded OR t:__GuidedRAGLoaded THEN null ELSE true END
+// @end-variant

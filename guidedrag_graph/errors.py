@@ -38,7 +38,12 @@ class BundleError(GuidedRAGError):
     """A KB bundle is malformed; the message starts with ``file:line``."""
 
 
-class EntityConflictError(BundleError):
+class LoadConflictError(BundleError):
+    """A bundle's document, chunk or entity id exists in the database with other content;
+    nothing was written (``--on-conflict=update`` / ``on_conflict="update"`` replaces it)."""
+
+
+class EntityConflictError(LoadConflictError):
     """A bundle declares an entity id the database holds under another name; nothing was
     written (``--on-conflict=update`` / ``on_conflict="update"`` renames it instead)."""
 

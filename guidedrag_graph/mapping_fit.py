@@ -20,8 +20,21 @@ from guidedrag_graph import templates
 from guidedrag_graph.db import read_query
 from guidedrag_graph.schema import ELEMENT_ID, PRESETS, SchemaMapping
 
+# The label the loader gives every node it creates (never one a MERGE found): what `kb wipe`
+# deletes (guidedrag_graph/kb/wipe.py).
+LOADED_LABEL = "__GuidedRAGLoaded"
+# The label `kb adopt` gives an entity it wrote the name key on (the entity had none): what
+# `kb adopt --drop` removes the key from, so a key the user had stays.
+ADOPTED_NAME_KEY_LABEL = "__GuidedRAGNameKey"
 # Our own bookkeeping and the builders' internal labels are never chunks, documents or entities.
-INTERNAL_LABELS = ("__GuidedRAGMigration", "__GuidedRAGAdoption", "__KGBuilder__", "__Node__")
+INTERNAL_LABELS = (
+    "__GuidedRAGMigration",
+    "__GuidedRAGAdoption",
+    LOADED_LABEL,
+    ADOPTED_NAME_KEY_LABEL,
+    "__KGBuilder__",
+    "__Node__",
+)
 
 
 @dataclass(frozen=True)

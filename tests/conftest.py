@@ -160,7 +160,8 @@ def _sample_is_loaded(driver: Driver, bundle: Bundle) -> bool:
         "CALL () { MATCH (e:Entity) RETURN count(e) AS entities } "
         "CALL () { MATCH (n) WHERE NOT n:__GuidedRAGMigration RETURN count(n) AS nodes } "
         "CALL () { MATCH ()-[r]->() RETURN count(r) AS rels } "
-        "RETURN documents, chunks, embedded, entities, nodes, rels"
+        "CALL () { MATCH (n:__GuidedRAGLoaded) RETURN count(n) AS loaded } "
+        "RETURN documents, chunks, embedded, entities, nodes, rels, loaded"
     ).records[0]
     vector_states = [
         r["state"] for r in driver.execute_query("SHOW VECTOR INDEXES YIELD state").records
@@ -170,7 +171,7 @@ def _sample_is_loaded(driver: Driver, bundle: Bundle) -> bool:
         record["documents"] == counts["documents"]
         and record["chunks"] == record["embedded"] == counts["chunks"]
         and record["entities"] == counts["entities"]
-        and record["nodes"] == expected_nodes
+        and record["nodes"] == record["loaded"] == expected_nodes  # loaded by this version
         and record["rels"] == expected_rels
         # every vector index online (chunks, and entity names since V0006)
         and bool(vector_states)

@@ -171,3 +171,25 @@ def test_load_sample_then_wipe_asks(driver: Driver, settings: Settings, tmp_path
     assert json.loads(wiped.stdout[wiped.stdout.index("{") :])["deleted_nodes"] > 397
     chunks = driver.execute_query("MATCH (c:Chunk) RETURN count(c) AS n").records[0]["n"]
     assert chunks == 0
+
+
+def test_adopt_drop_keeps_a_name_key_the_user_had(
+    langchain_like: Driver, settings: Settings, tmp_path: Path
+) -> None:
+    """Issue 34, R7: with ``name_key = "user_key"`` in the mapping and an entity already holding
+    ``user_key``, adopt writes the key only on the others, and ``--drop`` removes only those:
+    the user's own value survives, and no mark of ours is left behind."""
+    mapping = tmp_path / "kg.toml"
+    mapping.write_text('base = "langchain"\n\n[entity]\nname_key = "user_key"\n')
+    langchain_like.execute_query("MATCH (e:__Entity__ {id: 'Phobos'}) SET e.user_key = 'mine'")
+    entities = langchain_like.execute_query("MATCH (e:__Entity__) RETURN count(e) AS n")
+    total = int(entities.records[0]["n"])
+    adopted = cli_json(["kb", "adopt", "--schema", str(mapping)], settings, tmp_path)
+    assert adopted["name_keys_written"] == total - 1
+    dropped = cli_json(["kb", "adopt", "--drop"], settings, tmp_path)
+    assert dropped["name_keys_removed"] == total - 1
+    rows = langchain_like.execute_query(
+        "MATCH (e:__Entity__) WHERE e.user_key IS NOT NULL OR e:__GuidedRAGNameKey "
+        "RETURN e.id AS id, e.user_key AS key"
+    ).records
+    assert [r.data() for r in rows] == [{"id": "Phobos", "key": "mine"}]

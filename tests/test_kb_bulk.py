@@ -30,6 +30,11 @@ PROBES = (
     "r.source_chunk AS src, t.id AS t ORDER BY h, type, t, p, src LIMIT 200",
     "MATCH (d:Document) RETURN d.id AS id, d.title AS title, d.source AS source, "
     "toString(d.date) AS date ORDER BY id LIMIT 50",
+    # Both mark every node they create (what `kb wipe` deletes), and no relation (none joins two
+    # nodes they did not create).
+    "MATCH (n) WHERE NOT n:__GuidedRAGMigration RETURN n:__GuidedRAGLoaded AS loaded, "
+    "count(*) AS n",
+    "MATCH ()-[r]->() WHERE r.__GuidedRAGLoaded IS NOT NULL RETURN count(r) AS marked",
 )
 
 

@@ -253,20 +253,26 @@ def adopt_cmd(preset: str | None, drop: bool, no_progress: bool, as_json: bool) 
 @click.option(
     "--force",
     is_flag=True,
-    help="also wipe a graph guidedrag did not load (an adopted or foreign graph: its data goes)",
+    help="also delete chunk, document and entity nodes guidedrag's loader did not create (an "
+    "adopted or foreign graph, or a KB loaded before guidedrag marked its nodes): their data goes",
 )
 @click.option("--json", "as_json", is_flag=True, help="print what was deleted as JSON")
 def wipe(yes: bool, force: bool, as_json: bool) -> None:
-    """Delete the KB's documents, chunks and entities (indexes and migrations stay)."""
+    """Delete the documents, chunks and entities guidedrag loaded (indexes and migrations stay).
+
+    Only nodes the loader created (label :__GuidedRAGLoaded) are deleted: other nodes beside the
+    KB, and yours that a bundle merged onto, stay and are counted; --force deletes them too.
+    """
     from guidedrag_graph.context import adoption_record
     from guidedrag_graph.db import read_query
     from guidedrag_graph.errors import ConfigurationError
-    from guidedrag_graph.evaluation.kb_queries import clear_kb
     from guidedrag_graph.kb.stats import kb_stats
+    from guidedrag_graph.kb.wipe import left_after_wipe, wipe_kb
     from guidedrag_graph.templates import query
 
     settings = load_settings()
     with driver_for(settings) as driver:
+        schema = schema_of(settings)  # after driver_for: an adopted graph's own labels
         database = settings.neo4j_database
         migrated = bool(read_query(driver, query("migration_records"), database=database))
         adopted = bool(adoption_record(driver, database))
@@ -280,15 +286,33 @@ def wipe(yes: bool, force: bool, as_json: bool) -> None:
                 f"this graph {why}; refusing to delete it — pass --force to delete its "
                 f"documents, chunks and entities anyway"
             )
-        counts = kb_stats(driver, settings, schema_of(settings))
+        counts = kb_stats(driver, settings, schema)
+        if not force:  # only what the loader created goes
+            left = left_after_wipe(driver, settings, schema)
+            counts = {k: counts[k] - left[k] for k in left}
         what = (
             f"{counts['documents']} documents, {counts['chunks']} chunks and "
             f"{counts['entities']} entities"
         )
         if not yes:
             click.confirm(f"delete {what} from {settings.neo4j_database}?", abort=True, err=True)
-        deleted = clear_kb(driver, settings)
+        report = wipe_kb(driver, settings, schema, everything=force)
+    note = report.left_note()
     if as_json:
-        echo_json({"deleted_nodes": deleted, "database": settings.neo4j_database})
+        echo_json(
+            {
+                "deleted_nodes": report.deleted,
+                "deleted_relations": report.relations_deleted,
+                "left_nodes": report.left,
+                "database": database,
+            }
+        )
         return
-    click.echo(f"deleted {deleted} nodes ({what})")
+    click.echo(f"deleted {report.deleted} nodes ({what})")
+    if report.relations_deleted:
+        click.echo(
+            f"deleted {report.relations_deleted} relations the loader drew between entities it "
+            f"did not create"
+        )
+    if note is not None:
+        click.echo(f"note: {note}")

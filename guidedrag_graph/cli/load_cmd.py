@@ -54,8 +54,9 @@ def with_overrides(settings: Settings, preset: str | None, relation_mode: str | 
     type=click.Choice(["refuse", "update"]),
     default="refuse",
     show_default=True,
-    help="a declared entity id the database holds under another name: refuse the load "
-    "(nothing written) or rename the entity (each rename reported)",
+    help="a declared entity id the database holds under another name, or a document or chunk "
+    "id it holds with other content: refuse the load (nothing written) or rename / replace it "
+    "(each one reported)",
 )
 @click.option("--no-progress", is_flag=True, help="no progress bars")
 @click.option("--json", "as_json", is_flag=True, help="print the load report as JSON")
@@ -114,8 +115,8 @@ def _print_report(report: LoadReport, bundle_dir: Path, as_json: bool) -> None:
         click.echo(f"warning: {warning}", err=True)
     for name in report.migrations_applied:
         click.echo(f"applied migration {name}")
-    for renamed in report.entities_renamed:
-        click.echo(renamed)
+    for changed in (*report.entities_renamed, *report.replaced):
+        click.echo(changed)
     counts = ", ".join(f"{v} {k}" for k, v in report.counts.items() if k != "questions")
     click.echo(f"loaded {bundle_dir} ({report.schema_preset}): {counts}")
     click.echo(

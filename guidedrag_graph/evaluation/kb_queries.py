@@ -1,6 +1,6 @@
 """The harness's own reads and writes of the KB, beside the pipeline's: corpus size, whether a
 selection holds the answer chunk, and clearing the KB between question sets (the queries are
-``cypher/selection_size``, ``selection_members`` and ``kb_wipe``)."""
+``cypher/selection_size`` and ``selection_members``; clearing is ``kb/wipe.py``)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from neo4j import Driver
 from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query
+from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.kb.wipe import wipe_kb
 from guidedrag_graph.schema import schema_from_settings
 from guidedrag_graph.selection import Expr, Selector
 
@@ -42,19 +44,18 @@ def gold_in_selection(
 
 
 def clear_kb(driver: Driver, settings: Settings) -> int:
-    """Delete every chunk, document and entity node (migrations and indexes stay).
+    """Delete the chunks, documents and entities the loader created (migrations and indexes
+    stay); the number of nodes deleted.
 
     Used only when the caller asked for it (``guidedrag eval --reload``): the precision experiment
-    needs the unanswerable KB, which lacks some entities, in place of the full one.
+    needs the unanswerable KB, which lacks some entities, in place of the full one. Nodes the
+    loader did not create (another tool's, or a KB loaded before the ``:__GuidedRAGLoaded``
+    label) are never deleted here, and would mix into the next set's KB: refused, one line.
     """
-    schema = schema_from_settings(settings)
-    deleted = 0
-    for part in ("chunks", "documents", "entities"):
-        query = templates.fragment("kb_wipe", part, schema)
-        while True:
-            records, _, _ = driver.execute_query(query, database_=settings.neo4j_database)
-            n = int(records[0]["deleted"])
-            deleted += n
-            if n == 0:
-                break
-    return deleted
+    report = wipe_kb(driver, settings, schema_from_settings(settings))
+    note = report.left_note()
+    if note is not None:
+        raise ConfigurationError(
+            f"{note}; an evaluation reload needs a database that holds only guidedrag's KB"
+        )
+    return report.deleted

@@ -18,6 +18,7 @@ from guidedrag_graph.kb.bundle import (
 from guidedrag_graph.kb.bundle_reader import read_bundle, read_questions
 from guidedrag_graph.kb.loader import LoadReport, check_dimensions, load_bundle
 from guidedrag_graph.kb.stats import kb_stats
+from guidedrag_graph.kb.wipe import WipeReport, wipe_kb
 
 
 def sample_kb_dir() -> Path:
@@ -46,6 +47,7 @@ __all__ = [
     "Question",
     "Relation",
     "RelationRow",
+    "WipeReport",
     "check_dimensions",
     "kb_stats",
     "load_bundle",
@@ -53,4 +55,5 @@ __all__ = [
     "read_questions",
     "sample_kb_dir",
     "sample_unanswerable_kb_dir",
+    "wipe_kb",
 ]

@@ -5,7 +5,9 @@ A graph written by a KG builder or by hand already has its chunks, embeddings an
 data) and indexes the loader needs. Adoption creates only:
 
 - the full-text index over entity names and aliases (suggestions, full-text tagger);
-- ``name_key`` on entities that lack it, with its range index (case-insensitive names);
+- ``name_key`` on entities that lack it, with its range index (case-insensitive names); each
+  entity it writes one on gets the ``:__GuidedRAGNameKey`` label, so ``--drop`` removes exactly
+  those keys (a key the user had is never touched);
 - the chunk vector index, declared ``WITH [c.<id>]`` where the server supports filters
   (2026.06+) and the chunk id is a property, unless a vector index on the chunk embeddings
   already exists: then that one is reused and its name reported (GUIDEDRAG_VECTOR_INDEX_NAME).
@@ -31,7 +33,11 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.db import read_query, server_info
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.kb.batch_writes import progress_bar
-from guidedrag_graph.mapping_fit import readable_title_property, vector_index_over
+from guidedrag_graph.mapping_fit import (
+    ADOPTED_NAME_KEY_LABEL,
+    readable_title_property,
+    vector_index_over,
+)
 from guidedrag_graph.migrate import vector_index_config
 from guidedrag_graph.schema import ELEMENT_ID, SchemaMapping, name_key
 
@@ -104,6 +110,7 @@ def adopt(
         "name_key_property": schema.entity_key,
         "entity_label": schema.entity_label,
         "name_keys_written": int(previous.get("name_keys_written", 0)) + report.name_keys_written,
+        **_name_key_marking(previous),
         # what every later command reads (context.ADOPTED_SETTINGS and the schema)
         "entity_fulltext_index_name": fulltext,
         "schema_preset": schema.preset,
@@ -184,6 +191,16 @@ def _adopt_vector_index(
         )
 
 
+def _name_key_marking(previous: dict[str, Any]) -> dict[str, Any]:
+    """The record's note of how adopt marked the keys it wrote (``ADOPTED_NAME_KEY_LABEL``), and
+    how many keys an adoption before the mark existed wrote unmarked (``--drop`` cannot tell
+    those from the user's own, so it leaves them and says so)."""
+    unmarked = int(previous.get("name_keys_unmarked", 0))
+    if previous and "name_key_marker" not in previous:
+        unmarked += int(previous.get("name_keys_written", 0))
+    return {"name_key_marker": ADOPTED_NAME_KEY_LABEL, "name_keys_unmarked": unmarked}
+
+
 def _write_name_keys(
     driver: Driver, database: str, schema: SchemaMapping, progress: bool = False
 ) -> int:
@@ -206,7 +223,10 @@ def _record(driver: Driver, database: str) -> dict[str, Any]:
 
 
 def unadopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptReport:
-    """Undo ``adopt``: drop the indexes it created and the name keys it wrote, nothing else."""
+    """Undo ``adopt``: drop the indexes it created and the name keys it wrote, nothing else.
+
+    A name key is removed only from an entity adopt marked when it wrote the key (it writes one
+    only where there was none), so a key the user had before adopt stays."""
     database = settings.neo4j_database
     report = AdoptReport()
     record = _record(driver, database)
@@ -219,7 +239,15 @@ def unadopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptR
             drop = templates.query("drop_schema_object", variant={"kind": "index"})
             driver.execute_query(drop, {"name": name}, database_=database)
             report.dropped.append(str(name))
-    if int(record.get("name_keys_written", 0)):
+    unmarked = int(record.get("name_keys_unmarked", 0))
+    if "name_key_marker" not in record:  # adopted before adopt marked the keys it wrote
+        unmarked = int(record.get("name_keys_written", 0))
+    if unmarked:
+        report.notes.append(
+            f"left {unmarked} name keys an older guidedrag's adopt wrote unmarked: they cannot be "
+            f"told from keys you set yourself (remove them by hand if they are not yours)"
+        )
+    if int(record.get("name_keys_written", 0)) and "name_key_marker" in record:
         keyed = schema.model_copy(
             update={
                 "entity_label": str(record.get("entity_label", schema.entity_label)),

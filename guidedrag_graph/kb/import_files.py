@@ -31,6 +31,7 @@ import orjson
 from guidedrag_graph.errors import BundleError, ConfigurationError
 from guidedrag_graph.kb.bundle import RESERVED_PREFIX, Bundle
 from guidedrag_graph.kb.loader import next_chunk_pairs
+from guidedrag_graph.mapping_fit import LOADED_LABEL
 from guidedrag_graph.schema import SchemaMapping
 
 ARRAY_DELIMITER = ";"
@@ -201,6 +202,12 @@ def write_import_files(bundle: Bundle, schema: SchemaMapping, out: Path) -> Impo
     return ImportFiles(arguments, files.multiline)
 
 
+def _labels(label: str) -> str:
+    """A ``:LABEL`` cell: the mapped label and the loader's own mark (``LOADED_LABEL``, what
+    ``kb wipe`` deletes by), as the transactional loader writes them."""
+    return f"{label}{ARRAY_DELIMITER}{LOADED_LABEL}"
+
+
 def _documents(bundle: Bundle, s: SchemaMapping, files: _Files) -> str:
     h = _header_name
     meta = _metadata_columns((d.metadata for d in bundle.documents), "documents.jsonl")
@@ -213,7 +220,14 @@ def _documents(bundle: Bundle, s: SchemaMapping, files: _Files) -> str:
         ":LABEL",
     ]
     rows = (
-        [d.id, d.title, d.source, d.date, *(d.metadata.get(k) for k in meta), s.document_label]
+        [
+            d.id,
+            d.title,
+            d.source,
+            d.date,
+            *(d.metadata.get(k) for k in meta),
+            _labels(s.document_label),
+        ]
         for d in bundle.documents
     )
     return f"--nodes={files.write('documents.csv', header, rows)}"
@@ -240,7 +254,7 @@ def _entities(bundle: Bundle, s: SchemaMapping, files: _Files) -> str:
             [*e.alias_keys],
             e.type,
             e.description,
-            s.entity_label,
+            _labels(s.entity_label),
         ]
         for e in bundle.entities
     )
@@ -250,7 +264,7 @@ def _entities(bundle: Bundle, s: SchemaMapping, files: _Files) -> str:
 def _chunks(bundle: Bundle, s: SchemaMapping, files: _Files) -> str:
     h = _header_name
     chunk_meta = _metadata_columns((c.metadata for c in bundle.chunks), "chunks.jsonl")
-    label = s.chunk_label
+    label = _labels(s.chunk_label)
     embeddings = bundle.embeddings
 
     def chunk_rows() -> Iterator[list[Any]]:

@@ -19,7 +19,9 @@ from typing import Any
 from neo4j import Driver
 
 from guidedrag_graph.mapping_fit import (
+    ADOPTED_NAME_KEY_LABEL,
     INTERNAL_LABELS,
+    LOADED_LABEL,
     TITLE_NAMES,
     PropertyInfo,
     by_key,
@@ -73,10 +75,13 @@ def inspect_graph(driver: Driver, database: str, *, sample: int = 200) -> GraphL
         for label, count in labels.items()
         if count and label not in INTERNAL_LABELS
     }
-    rels = [
-        (tuple(r["from"]), str(r["type"]), tuple(r["to"]), int(r["n"]))
-        for r in read_rows(driver, database, "inspect_relationships", {"sample": 100_000})
-    ]
+    # Our own marks (the loader's :__GuidedRAGLoaded) say nothing about the layout: dropped, and
+    # the label sets that differed only by them added up.
+    merged: dict[tuple[tuple[str, ...], str, tuple[str, ...]], int] = {}
+    for r in read_rows(driver, database, "inspect_relationships", {"sample": 100_000}):
+        key = (_layout_labels(r["from"]), str(r["type"]), _layout_labels(r["to"]))
+        merged[key] = merged.get(key, 0) + int(r["n"])
+    rels = sorted(((a, t, b, n) for (a, t, b), n in merged.items()), key=lambda x: -x[3])
     indexes = [
         {k: r[k] for k in ("name", "type", "entity_type", "labels", "properties", "state")}
         for r in read_rows(driver, database, "schema_indexes", {})
@@ -118,6 +123,13 @@ def _chunk_label(layout: GraphLayout) -> str | None:
                 candidate = (candidate[0] + 10**12, label)
             best = max(best, candidate) if best else candidate
     return best[1] if best else None
+
+
+OWN_MARKS = (LOADED_LABEL, ADOPTED_NAME_KEY_LABEL)
+
+
+def _layout_labels(labels: list[str]) -> tuple[str, ...]:
+    return tuple(label for label in labels if label not in OWN_MARKS)
 
 
 def _specific(labels: tuple[str, ...], counts: dict[str, int]) -> str | None:

@@ -31,6 +31,9 @@ class LoadReport:
     # Entities the database held under another name, renamed (only with on_conflict="update"):
     # "entities.jsonl:3: entity 'euro' renamed 'Euro' -> 'Euro (currency)'".
     entities_renamed: list[str] = field(default_factory=list)
+    # Documents and chunks the database held with other content, replaced (on_conflict="update"):
+    # "chunks.jsonl:7: chunk 'c1' replaced (text, position differed)".
+    replaced: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -56,6 +59,7 @@ class LoadReport:
             "properties_set": self.properties_set,
             "migrations_applied": self.migrations_applied,
             "entities_renamed": self.entities_renamed,
+            "replaced": self.replaced,
             "timings_s": {k: round(v, 3) for k, v in self.timings.items()},
             "chunks_per_second": round(self.chunks_per_second, 1),
             "warnings": self.warnings,

@@ -43,6 +43,7 @@ from guidedrag_graph.errors import (
 from guidedrag_graph.kb.batch_writes import BatchWriter, batches, progress_bar, write_chunks
 from guidedrag_graph.kb.bundle import RESERVED_PREFIX, Bundle, ChunkRow
 from guidedrag_graph.kb.bundle_reader import read_bundle
+from guidedrag_graph.kb.load_conflicts import content_conflicts, refuse_or_report_content
 from guidedrag_graph.kb.load_report import LoadReport
 from guidedrag_graph.migrate import migrate as apply_migrations
 from guidedrag_graph.schema import SchemaMapping
@@ -225,10 +226,13 @@ def load_bundle(
 ) -> LoadReport:
     """Validate, then write a bundle; safe to rerun after a crash (finishes the job, no dups).
 
-    A declared entity whose id the database holds under another name is a conflict: by default
-    the load is refused (``EntityConflictError``, ``file:line``) before anything is written,
-    migrations included; ``on_conflict="update"`` renames the entity and reports each rename in
-    ``LoadReport.entities_renamed``. A bundle never renames what it did not name.
+    A declared entity whose id the database holds under another name is a conflict, and so is a
+    document or chunk whose id it holds with another title, source, date, text, position,
+    document or metadata value (kb/load_conflicts.py): by default the load is refused
+    (``EntityConflictError`` / ``LoadConflictError``, ``file:line``) before anything is written,
+    migrations included; ``on_conflict="update"`` renames the entity or replaces the document or
+    chunk and reports each in ``LoadReport.entities_renamed`` / ``LoadReport.replaced``. A bundle
+    never silently overwrites what is there; reloading the same bundle is no conflict.
 
     A connection lost mid-load (the server killed or restarted) is a ``DatabaseUnavailableError``
     that says to rerun: every batch is one transaction, so what was written is whole, and the
@@ -277,6 +281,8 @@ def _load_bundle(
     server = server_info(driver, settings.neo4j_database)
     conflicts = entity_conflicts(driver, settings, schema, bundle, server.cypher_prefix)
     _refuse_or_report(conflicts, bundle, report, on_conflict)
+    content = content_conflicts(driver, settings, schema, bundle, server.cypher_prefix)
+    report.replaced = refuse_or_report_content(content, bundle, on_conflict)
     if migrate:
         report.migrations_applied = [
             m.path.name for m in apply_migrations(driver, settings, schema)
