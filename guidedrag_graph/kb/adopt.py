@@ -269,7 +269,8 @@ def _droppable(
 ) -> list[str]:
     """The recorded indexes ``--drop`` may drop: those that exist with the definition adoption
     recorded creating. Records from before definitions were kept (names only) drop an index
-    of that name only while it is on the recorded entity label or the chunk label."""
+    of that name only while it is on the recorded entity label or the chunk label (a name
+    recorded without its definition: by an older version)."""
     live = live_definitions(driver, database)
     recorded = from_records(record.get("index_definitions"))
     labels = {str(record.get("entity_label", schema.entity_label)), schema.chunk_label}
@@ -281,7 +282,7 @@ def _droppable(
         if any(d.name == have.name for d in recorded):
             if owned(recorded, have):
                 out.append(have.name)
-        elif not recorded and set(have.labels) & labels:
+        elif set(have.labels) & labels:
             out.append(have.name)
     return out
 
