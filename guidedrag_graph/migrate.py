@@ -285,9 +285,9 @@ def _check_plan(
                     )
                 if not owned(recorded, have_):
                     raise MigrationError(
-                        f"{migration.path.name} would create {wanted.describe()} "
-                        f"{wanted.name!r}, but Neo4j already has a {have_.type} {have_.kind} of "
-                        f"that name ({have_.describe()}) that guidedrag did not create: rename "
+                        f"{migration.path.name} would create {wanted.kind} {wanted.name!r} on "
+                        f"{wanted.where()}, but Neo4j already has a {have_.type} {have_.kind} of "
+                        f"that name on {have_.where()} that guidedrag did not create: rename "
                         f"or drop it, or set {_setting_of(slot)} to another name{hint}. Nothing "
                         f"was changed"
                     )
@@ -297,10 +297,10 @@ def _check_plan(
             )
             if stand_in is not None:
                 raise MigrationError(
-                    f"{migration.path.name} would create {wanted.describe()} {wanted.name!r}, "
-                    f"but {stand_in.kind} {stand_in.name!r}, which guidedrag did not create, "
-                    f"already covers it (Neo4j keeps one): drop {stand_in.name!r}{hint}. "
-                    f"Nothing was changed"
+                    f"{migration.path.name} would create {wanted.kind} {wanted.name!r} on "
+                    f"{wanted.where()}, but {stand_in.kind} {stand_in.name!r}, which guidedrag "
+                    f"did not create, already covers it (Neo4j keeps one, so it would not be "
+                    f"created): drop {stand_in.name!r}{hint}. Nothing was changed"
                 )
 
 

@@ -64,10 +64,15 @@ class Definition:
     def matches(self, other: Definition) -> bool:
         return self.name == other.name and self.same_as(other)
 
+    def where(self) -> str:
+        """``:Customer(tier)`` (``[:TYPE](p)`` for a relationship) — for one-line errors."""
+        labels = "|".join(self.labels)
+        target = f":{labels}" if self.entity_type == "NODE" else f"[:{labels}]"
+        return f"{target}({', '.join(self.properties)})"
+
     def describe(self) -> str:
-        """``RANGE index on :Customer(tier)`` — for one-line errors."""
-        target = ":" + "|".join(self.labels) if self.entity_type == "NODE" else f"[:{self.labels}]"
-        return f"{self.type} {self.kind} on {target}({', '.join(self.properties)})"
+        """``RANGE index on :Customer(tier)``."""
+        return f"{self.type} {self.kind} on {self.where()}"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

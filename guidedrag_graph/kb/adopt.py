@@ -166,8 +166,8 @@ def _refuse_other_indexes(live: dict[str, Definition], wanted: list[tuple[str, s
         if not have.same_as(want):
             raise ConfigurationError(
                 f"an index named {want.name!r} already exists as a {have.describe()}, not the "
-                f"{want.describe()} kb adopt needs: rename or drop that index, or set {setting} "
-                f"to another name. Nothing was changed"
+                f"{want.describe()} kb adopt needs (it is not guidedrag's): rename or drop that "
+                f"index, or set {setting} to another name. Nothing was changed"
             )
 
 
