@@ -22,6 +22,7 @@ from guidedrag_graph.kb.adopt import adopt, unadopt
 from guidedrag_graph.migrate import migrate, status
 from guidedrag_graph.schema import PRESETS
 from tests.cli_run import run_cli
+from tests.conftest import wipe
 from tests.security import schema_names
 
 pytestmark = pytest.mark.neo4j
@@ -248,3 +249,47 @@ def test_killed_mid_rename_of_a_later_migration_the_next_plain_migrate_repairs(
     migrate(migrated_db, settings, GUIDEDRAG)
     assert schema_names(migrated_db) == before
     assert migrate(migrated_db, settings, GUIDEDRAG) == []
+
+
+class _Counter:
+    """Kill after the ``kill_at``-th schema change (never, for None: it only counts)."""
+
+    def __init__(self, kill_at: int | None) -> None:
+        self.seen = 0
+        self.kill_at = kill_at
+
+    def __call__(self, names: set[str]) -> bool:
+        self.seen += 1
+        return self.seen == self.kill_at
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("prefix", ["guidedrag", "myapp"])
+def test_a_kill_at_any_step_is_repaired_by_the_next_plain_migrate(
+    driver: Driver, settings: Settings, prefix: str
+) -> None:
+    """Every schema change of a first migrate (prefix guidedrag) or of a switch to another
+    prefix (myapp) in turn is the last one before the kill; the next plain migrate always ends
+    with the schema a clean run makes, and its records agree."""
+    run = settings.model_copy(update={"index_prefix": prefix})
+    switch = prefix != "guidedrag"
+
+    def start() -> None:
+        wipe(driver)
+        if switch:
+            migrate(driver, settings, GUIDEDRAG)
+
+    wipe(driver)
+    migrate(driver, settings, GUIDEDRAG)
+    clean = schema_names(driver)
+    counted = _Counter(None)
+    start()
+    migrate(_killed(driver, counted), run, GUIDEDRAG)
+    assert counted.seen > 3
+    for step in range(1, counted.seen + 1):
+        start()
+        with pytest.raises(Killed):
+            migrate(_killed(driver, _Counter(step)), run, GUIDEDRAG)
+        migrate(driver, settings, GUIDEDRAG)
+        assert schema_names(driver) == clean, f"killed after schema change {step}"
+        assert migrate(driver, settings, GUIDEDRAG) == [], f"killed after schema change {step}"
