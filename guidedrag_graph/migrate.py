@@ -19,6 +19,12 @@ recorded a checksum of the file text, accepted while the canonical form is what 
 when the mapping or the names change (another preset on the same database), ``migrate`` drops
 the objects the old statements made and runs the file again for the new mapping instead of
 answering "up to date" over indexes on the old labels.
+
+Issue 34: an object is the project's only while a record names it with its live definition
+(``schema_objects``): ``m.owned`` holds the definitions, written before each object is created,
+and records from older versions count through their statements. A run is marked in progress
+(``m.pending_statements``, ``m.pending_prefix``) until its last step, so a killed run shows as
+``partial`` and the next run completes it.
 """
 
 from __future__ import annotations
@@ -194,7 +200,7 @@ def migrate(
             s.migration.version: s.interrupted_prefix for s in states if s.state == "partial"
         }
         _check_plan(driver, database, names, plan, recorded, interrupted)
-    done_: list[Migration] = []
+    ran: list[Migration] = []
     for migration, statements, before in plan:
         record = applied.get(migration.version) or {}
         _apply(
@@ -210,13 +216,13 @@ def migrate(
             settings.index_prefix,
         )
         _record(driver, database, migration, schema, statements)
-        done_.append(migration)
+        ran.append(migration)
     driver.execute_query(
         templates.query("await_indexes"),
         {"timeout_s": int(await_timeout_s)},
         database_=database,
     )
-    return done_
+    return ran
 
 
 # Which setting fills a name slot, for the collision message.
