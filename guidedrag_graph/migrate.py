@@ -19,11 +19,16 @@ recorded a checksum of the file text, accepted while the canonical form is what 
 when the mapping or the names change (another preset on the same database), ``migrate`` drops
 the objects the old statements made and runs the file again for the new mapping instead of
 answering "up to date" over indexes on the old labels.
+
+Issue 34: an object is the project's only while a record names it with its live definition
+(``schema_objects``): ``m.owned`` holds the definitions, written before each object is created,
+and records from older versions count through their statements. A run is marked in progress
+(``m.pending_statements``, ``m.pending_prefix``) until its last step, so a killed run shows as
+``partial`` and the next run completes it.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,13 +43,29 @@ from guidedrag_graph.errors import MigrationError
 from guidedrag_graph.migration_files import SETTING_NAMES, Migration, created_objects, index_names
 from guidedrag_graph.migration_files import discover as discover
 from guidedrag_graph.schema import PRESETS, SchemaMapping
+from guidedrag_graph.schema_objects import (
+    Definition,
+    created_definition,
+    dropped_object,
+    from_records,
+    live_definitions,
+    owned,
+)
+
+State = Literal["applied", "pending", "not-for-this-server", "modified", "partial"]
 
 
 @dataclass(frozen=True)
 class MigrationState:
+    """``partial``: a run that did not complete (killed, or a step failed and could not be
+    undone), or an applied migration whose objects are gone; ``missing`` names what is absent
+    and ``interrupted_prefix`` the index prefix of a run that did not complete."""
+
     migration: Migration
-    state: Literal["applied", "pending", "not-for-this-server", "modified"]
+    state: State
     applied_at: str | None = None
+    missing: tuple[str, ...] = ()
+    interrupted_prefix: str | None = None
 
 
 def vector_index_config(settings: Settings, server: ServerInfo) -> dict[str, Any]:
@@ -74,18 +95,54 @@ def _states(
     driver: Driver, settings: Settings, server: ServerInfo, folder: Path | None
 ) -> list[MigrationState]:
     applied = _applied(driver, settings.neo4j_database)
+    live = live_definitions(driver, settings.neo4j_database)
     out: list[MigrationState] = []
     for migration in discover(folder):
         record = applied.get(migration.version)
         if record is not None:
-            state: Literal["applied", "pending", "not-for-this-server", "modified"] = (
-                "applied" if migration.accepts(record["checksum"]) else "modified"
-            )
-            out.append(MigrationState(migration, state, record["applied_at"]))
+            out.append(_state_of(migration, record, live))
         elif not migration.applies_to(server):
             out.append(MigrationState(migration, "not-for-this-server"))
         else:
             out.append(MigrationState(migration, "pending"))
+    return out
+
+
+def _state_of(
+    migration: Migration, record: dict[str, Any], live: dict[str, Definition]
+) -> MigrationState:
+    """A recorded migration's state: ``partial`` when its run did not complete or one of the
+    objects its statements create is gone, naming what is missing."""
+    when = record["applied_at"]
+    if record["checksum"] is not None and not migration.accepts(record["checksum"]):
+        return MigrationState(migration, "modified", when)
+    pending = record.get("pending_statements")
+    expected = pending if pending is not None else _recorded_statements(migration, record)
+    missing = tuple(n for n in created_objects([str(s) for s in expected or []]) if n not in live)
+    if pending is not None or record["checksum"] is None:
+        prefix = record.get("pending_prefix")
+        return MigrationState(migration, "partial", when, missing, str(prefix) if prefix else None)
+    if missing:
+        return MigrationState(migration, "partial", when, missing)
+    return MigrationState(migration, "applied", when)
+
+
+def _ownership(migrations: list[Migration], applied: dict[int, dict[str, Any]]) -> list[Definition]:
+    """Every definition the records say the project created: the ``owned`` entries written as
+    each object was created, and, for records from before those existed, the objects their
+    recorded statements create (the upgrade path: still only what was recorded by name, and
+    only while the live definition is the one those statements make)."""
+    out: list[Definition] = []
+    for migration in migrations:
+        record = applied.get(migration.version)
+        if record is None:
+            continue
+        out += from_records(record.get("owned"))
+        if record["checksum"] is not None:
+            for statement in _recorded_statements(migration, record) or []:
+                definition = created_definition(statement)
+                if definition is not None:
+                    out.append(definition)
     return out
 
 
@@ -99,12 +156,15 @@ def migrate(
 ) -> list[Migration]:
     """Apply pending migrations in order; returns those applied (empty on a rerun).
 
-    Nothing is dropped before the whole plan is checked (``_check_plan``: no two name slots
-    share a name, no name the plan creates belongs to an existing object of another kind), and
-    a migration re-run for a changed mapping or names creates before it drops where it can and
-    puts the previous objects back if it fails, so a failed run leaves the previous indexes,
-    constraints and migration records as they were. An applied migration whose
-    objects are missing is run again: ``migrate`` never answers "up to date" over them.
+    Nothing changes before the whole plan is checked (``_check_plan``: no two name slots share
+    a name, every name the plan creates or drops is free or held by an object the project
+    recorded creating with that very definition, and no object the project did not create
+    would silently stand in for one it needs). Each run is marked in progress before its first
+    schema change and records each object before creating it, so a killed run leaves records
+    that say so (``--status``: partial) and let the next run complete it, whatever prefix the
+    killed run had. A migration re-run for a changed mapping or names puts the previous objects
+    back if it fails. An applied migration whose objects are missing is run again: ``migrate``
+    never answers "up to date" over them.
     """
     database = settings.neo4j_database
     server = server_info(driver, database)
@@ -118,34 +178,51 @@ def migrate(
     params = {"vector_index_config": vector_index_config(settings, server)}
     names = index_names(settings)
     applied = _applied(driver, database)
+    recorded = _ownership([s.migration for s in states], applied)
     plan: list[tuple[Migration, list[str], list[str] | None]] = []
     for state in states:
         migration = state.migration
         statements = migration.statements(schema, names)
-        if state.state == "applied":
-            before = _recorded_statements(migration, applied[migration.version])
-            if before is None:
-                continue
-            if before == statements:
-                present = _existing_objects(driver, database)
-                if all(name in present for name in created_objects(statements)):
-                    continue
-            plan.append((migration, statements, before))
+        record = applied.get(migration.version)
+        if state.state == "applied" and record is not None:
+            before = _recorded_statements(migration, record)
+            if before is not None and before != statements:
+                plan.append((migration, statements, before))
+        elif state.state == "partial" and record is not None:
+            done = record["checksum"] is not None
+            plan.append(
+                (migration, statements, _recorded_statements(migration, record) if done else None)
+            )
         elif state.state == "pending":
             plan.append((migration, statements, None))
     if plan:
-        _check_plan(driver, database, names, plan)
-    done: list[Migration] = []
+        interrupted = {
+            s.migration.version: s.interrupted_prefix for s in states if s.state == "partial"
+        }
+        _check_plan(driver, database, names, plan, recorded, interrupted)
+    ran: list[Migration] = []
     for migration, statements, before in plan:
-        _apply(driver, database, server, migration, statements, before, params)
+        record = applied.get(migration.version) or {}
+        _apply(
+            driver,
+            database,
+            server,
+            migration,
+            statements,
+            before,
+            params,
+            recorded,
+            from_records(record.get("owned")),
+            settings.index_prefix,
+        )
         _record(driver, database, migration, schema, statements)
-        done.append(migration)
+        ran.append(migration)
     driver.execute_query(
         templates.query("await_indexes"),
         {"timeout_s": int(await_timeout_s)},
         database_=database,
     )
-    return done
+    return ran
 
 
 # Which setting fills a name slot, for the collision message.
@@ -154,42 +231,21 @@ def _setting_of(slot: str) -> str:
     return f"GUIDEDRAG_{field.upper()}" if field else f"GUIDEDRAG_INDEX_PREFIX (+ {slot})"
 
 
-_KIND_RE = re.compile(r"^\s*CREATE\s+(?:(\w+)\s+)?(INDEX|CONSTRAINT)\b", re.IGNORECASE)
-
-
-def _created_kind(statement: str) -> tuple[str, str] | None:
-    """("index", "VECTOR"|"FULLTEXT"|"RANGE"|...) or ("constraint", "") for a CREATE statement."""
-    match = _KIND_RE.match(statement)
-    if match is None:
-        return None
-    if match.group(2).upper() == "CONSTRAINT":
-        return ("constraint", "")
-    return ("index", (match.group(1) or "RANGE").upper())
-
-
-def _existing_objects(driver: Driver, database: str) -> dict[str, tuple[str, str]]:
-    """Every index and constraint by name: ("constraint", type) or ("index", type). A
-    constraint's own index shares its name and is reported as the constraint."""
-    out: dict[str, tuple[str, str]] = {}
-    for r in driver.execute_query(templates.query("schema_indexes"), database_=database).records:
-        out[str(r["name"])] = ("index", str(r["type"]))
-    for r in driver.execute_query(
-        templates.query("schema_constraints"), database_=database
-    ).records:
-        out[str(r["name"])] = ("constraint", str(r["type"]))
-    return out
-
-
 def _check_plan(
     driver: Driver,
     database: str,
     names: dict[str, str],
     plan: list[tuple[Migration, list[str], list[str] | None]],
+    recorded: list[Definition],
+    interrupted: dict[int, str | None],
 ) -> None:
-    """Refuse, before anything changes, a plan that would reuse or replace an object that is
-    not the one it means: two name slots with one name, or a name that an existing index or
-    constraint of another kind already has (Neo4j's IF NOT EXISTS would keep that object, and
-    a re-run would drop it: GUIDEDRAG_VECTOR_INDEX_NAME=guidedrag_chunk_id and the constraint)."""
+    """Refuse, before anything changes, a plan that would reuse, replace or drop an object that
+    is not the project's own: two name slots with one name; a name an existing index or
+    constraint of another kind has (IF NOT EXISTS would keep that object, and a re-run would
+    drop it); a name held by an object the project did not create, or whose definition is no
+    longer the recorded one (a user's ``myapp_entity_type`` on ``:Customer(tier)``); an object
+    the project did not create that already covers what a statement creates (IF NOT EXISTS
+    would silently skip the statement)."""
     by_name: dict[str, list[str]] = {}
     for slot, name in names.items():
         by_name.setdefault(name, []).append(slot)
@@ -200,22 +256,62 @@ def _check_plan(
                 + ", ".join(f"{slot} via {_setting_of(slot)}" for slot in slots)
                 + "); give each its own name. Nothing was changed"
             )
-    existing = _existing_objects(driver, database)
+    live = live_definitions(driver, database)
     for migration, statements, _ in plan:
+        hint = ""
+        if interrupted.get(migration.version):
+            hint = (
+                f" (an interrupted run used GUIDEDRAG_INDEX_PREFIX={interrupted[migration.version]}"
+                f": rerun with it to complete that run)"
+            )
         for statement in statements:
-            kind = _created_kind(statement)
-            created = created_objects([statement])
-            if kind is None or not created or created[0] not in existing:
-                continue
-            have = existing[created[0]]
-            clash = have[0] != kind[0] or (kind[0] == "index" and have[1] != kind[1])
-            if clash:
-                slot = next((s for s, n in names.items() if n == created[0]), "a name")
+            dropped = dropped_object(statement)
+            if dropped is not None and dropped[1] in live and not owned(recorded, live[dropped[1]]):
+                have = live[dropped[1]]
                 raise MigrationError(
-                    f"{migration.path.name} would create {kind[1].lower() or 'a'} {kind[0]} "
-                    f"{created[0]!r}, but Neo4j already has a {have[1]} {have[0]} of that name: "
-                    f"set {_setting_of(slot)} to another name. Nothing was changed"
+                    f"{migration.path.name} would drop {have.kind} {have.name!r} "
+                    f"({have.describe()}), which guidedrag did not create: rename or drop it "
+                    f"yourself, or set "
+                    f"{_setting_of(_slot(names, have.name))} to another name. Nothing was changed"
                 )
+            wanted = created_definition(statement)
+            if wanted is None:
+                continue
+            slot = _slot(names, wanted.name)
+            have_ = live.get(wanted.name)
+            if have_ is not None:
+                clash = have_.kind != wanted.kind or (
+                    wanted.kind == "index" and have_.type != wanted.type
+                )
+                if clash:
+                    raise MigrationError(
+                        f"{migration.path.name} would create {wanted.type.lower()} {wanted.kind} "
+                        f"{wanted.name!r}, but Neo4j already has a {have_.type} {have_.kind} of "
+                        f"that name: set {_setting_of(slot)} to another name. Nothing was changed"
+                    )
+                if not owned(recorded, have_):
+                    raise MigrationError(
+                        f"{migration.path.name} would create {wanted.kind} {wanted.name!r} on "
+                        f"{wanted.where()}, but Neo4j already has a {have_.type} {have_.kind} of "
+                        f"that name on {have_.where()} that guidedrag did not create: rename "
+                        f"or drop it, or set {_setting_of(slot)} to another name{hint}. Nothing "
+                        f"was changed"
+                    )
+                continue
+            stand_in = next(
+                (o for o in live.values() if o.same_as(wanted) and not owned(recorded, o)), None
+            )
+            if stand_in is not None:
+                raise MigrationError(
+                    f"{migration.path.name} would create {wanted.kind} {wanted.name!r} on "
+                    f"{wanted.where()}, but {stand_in.kind} {stand_in.name!r}, which guidedrag "
+                    f"did not create, already covers it (Neo4j keeps one, so it would not be "
+                    f"created): drop {stand_in.name!r}{hint}. Nothing was changed"
+                )
+
+
+def _slot(names: dict[str, str], name: str) -> str:
+    return next((s for s, n in names.items() if n == name), "a name")
 
 
 def _apply(
@@ -226,38 +322,106 @@ def _apply(
     statements: list[str],
     before: list[str] | None,
     params: dict[str, Any],
+    recorded: list[Definition],
+    previously_owned: list[Definition],
+    prefix: str,
 ) -> None:
-    """Run one migration's statements; for a re-run, replace ``before``'s objects safely.
+    """Run one migration's statements, one recorded step at a time; for a re-run, replace
+    ``before``'s objects safely.
 
-    Objects whose name stays are dropped first (Neo4j keeps one object per name); renamed ones
-    are dropped only after their successors exist, and if a successor was not created (an
-    equivalent index under the old name blocks it) the old one goes and the statement runs
-    again. On any failure the objects this run created are dropped and ``before`` is run again,
-    so the database is left as the migration record describes it."""
+    The run is marked in progress first (``migration_record_begin``); each object's definition
+    is recorded before the statement that creates it runs. An object of the project's that
+    holds a wanted name with another definition is dropped first (Neo4j keeps one object per
+    name); one that already covers what a statement creates under another name (the previous
+    name, or a killed run's prefix) is dropped and the statement runs again. Renamed objects and
+    what an interrupted run of this migration left are dropped at the end, only while they are
+    the project's. On any failure the objects this run created are dropped and ``before`` is run
+    again, so the database is left as the migration record describes it."""
     old = created_objects(before) if before is not None else []
     new = created_objects(statements)
     # Only what this run creates may be dropped on failure, never an object that was there.
-    keep = set(_existing_objects(driver, database)) - {n for n in new if n in old}
+    keep = set(live_definitions(driver, database)) - {n for n in new if n in old}
+    _write(
+        driver,
+        database,
+        "migration_record_begin",
+        {
+            "version": migration.version,
+            "name": migration.name,
+            "statements": statements,
+            "prefix": prefix,
+        },
+    )
     try:
-        if before is not None:
-            _drop_objects(driver, database, [n for n in old if n in new])
-        _run(driver, database, statements, params)
-        if before is not None:
-            renamed = [n for n in old if n not in new]
-            if any(n not in _existing_objects(driver, database) for n in new):
-                _drop_objects(driver, database, renamed)
-                _run(driver, database, statements, params)
-            _drop_objects(driver, database, renamed)
-            missing = [n for n in new if n not in _existing_objects(driver, database)]
-            if missing:
-                raise MigrationError(f"it did not create {', '.join(missing)}")
+        for statement in statements:
+            _step(driver, database, migration, statement, params, recorded)
+        leftovers = [n for n in old if n not in new]
+        leftovers += [d.name for d in previously_owned if d.name not in new]
+        _drop_owned(driver, database, leftovers, recorded)
     except Exception as exc:
-        restored = _restore(driver, database, [n for n in new if n not in keep], before, params)
+        restored, ok = _restore(
+            driver, database, [n for n in new if n not in keep], before, params, recorded
+        )
+        if ok:
+            _write(
+                driver,
+                database,
+                "migration_record_abandon",
+                {"version": migration.version, "owned": [d.to_json() for d in previously_owned]},
+            )
         detail = str(exc) if isinstance(exc, MigrationError) else f"{exc}"
         raise MigrationError(
             f"{migration.path.name} failed on Neo4j {server.version}: {' '.join(detail.split())}"
             f"; {restored}"
         ) from exc
+
+
+def _step(
+    driver: Driver,
+    database: str,
+    migration: Migration,
+    statement: str,
+    params: dict[str, Any],
+    recorded: list[Definition],
+) -> None:
+    """One statement of a migration, checked: what it creates exists afterwards with the
+    definition it asks for."""
+    wanted = created_definition(statement)
+    if wanted is None:
+        dropped = dropped_object(statement)
+        if dropped is not None:
+            _drop_owned(driver, database, [dropped[1]], recorded)
+        else:
+            _run(driver, database, [statement], params)
+        return
+    live = live_definitions(driver, database)
+    have = live.get(wanted.name)
+    if have is not None and not have.same_as(wanted):
+        _drop_owned(driver, database, [wanted.name], recorded)
+        have = None
+    if have is None:
+        _write(
+            driver,
+            database,
+            "migration_record_own",
+            {"version": migration.version, "definition": wanted.to_json()},
+        )
+        recorded.append(wanted)
+    _run(driver, database, [statement], params)
+    live = live_definitions(driver, database)
+    if wanted.name not in live:
+        stand_in = next((o for o in live.values() if o.same_as(wanted)), None)
+        if stand_in is not None and owned(recorded, stand_in):
+            _drop_owned(driver, database, [stand_in.name], recorded)
+            _run(driver, database, [statement], params)
+            live = live_definitions(driver, database)
+    made = live.get(wanted.name)
+    if made is None or not made.same_as(wanted):
+        raise MigrationError(f"it did not create {wanted.name}")
+
+
+def _write(driver: Driver, database: str, template: str, params: dict[str, Any]) -> None:
+    driver.execute_query(templates.query(template), params, database_=database)
 
 
 def _run(driver: Driver, database: str, statements: list[str], params: dict[str, Any]) -> None:
@@ -273,21 +437,23 @@ def _restore(
     created: list[str],
     before: list[str] | None,
     params: dict[str, Any],
-) -> str:
+    recorded: list[Definition],
+) -> tuple[str, bool]:
     """Undo a failed migration run (drop ``created``, run ``before`` again); what the message
-    says about the database afterwards."""
+    says about the database afterwards, and whether the undo succeeded."""
     try:
-        _drop_objects(driver, database, created)
+        _drop_owned(driver, database, created, recorded)
         if before is not None:
             _run(driver, database, before, params)
     except Exception as exc:  # the server went away mid-run: say what to do
         return (
             f"restoring the previous objects failed too ({exc.__class__.__name__}): fix the "
-            f"cause and rerun `guidedrag migrate`"
+            f"cause and rerun `guidedrag migrate`",
+            False,
         )
     if before is None:
-        return "nothing it created was kept; fix the cause and rerun `guidedrag migrate`"
-    return "the previous indexes and constraints were put back; fix the cause and rerun"
+        return "nothing it created was kept; fix the cause and rerun `guidedrag migrate`", True
+    return "the previous indexes and constraints were put back; fix the cause and rerun", True
 
 
 def _record(
@@ -297,6 +463,9 @@ def _record(
     schema: SchemaMapping,
     statements: list[str],
 ) -> None:
+    """The run completed: its statements, and the live definitions of what they created."""
+    live = live_definitions(driver, database)
+    made = [live[n].to_json() for n in created_objects(statements) if n in live]
     record = {
         "version": migration.version,
         "name": migration.name,
@@ -304,8 +473,9 @@ def _record(
         "applied_at": datetime.now(UTC),
         "preset": schema.preset,
         "statements": statements,
+        "owned": made,
     }
-    driver.execute_query(templates.query("migration_record_write"), record, database_=database)
+    _write(driver, database, "migration_record_write", record)
 
 
 def _recorded_statements(migration: Migration, record: dict[str, Any]) -> list[str] | None:
@@ -317,16 +487,15 @@ def _recorded_statements(migration: Migration, record: dict[str, Any]) -> list[s
     return migration.statements(preset) if preset is not None else None
 
 
-def _drop_objects(driver: Driver, database: str, names: list[str]) -> None:
-    """Drop the named indexes/constraints (ours by name) that exist; constraints first."""
-    kinds = {
-        str(r["name"]): kind
-        for kind, template in (("index", "schema_indexes"), ("constraint", "schema_constraints"))
-        for r in driver.execute_query(templates.query(template), database_=database).records
-    }
+def _drop_owned(
+    driver: Driver, database: str, names: list[str], recorded: list[Definition]
+) -> None:
+    """Drop the named indexes/constraints that exist AND are the project's (recorded with the
+    definition they have now); constraints before indexes. Anything else is left alone."""
+    live = live_definitions(driver, database)
     for name in dict.fromkeys(names):
-        kind = kinds.get(name)
-        if kind is None:
+        have = live.get(name)
+        if have is None or not owned(recorded, have):
             continue
-        drop = templates.query("drop_schema_object", variant={"kind": kind})
+        drop = templates.query("drop_schema_object", variant={"kind": have.kind})
         driver.execute_query(drop, {"name": name}, database_=database)

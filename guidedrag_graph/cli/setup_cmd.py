@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
+
+if TYPE_CHECKING:
+    from guidedrag_graph.migrate import MigrationState
 
 
 @click.command()
@@ -28,6 +33,16 @@ def config(as_json: bool) -> None:
         click.echo(f"{key.ljust(width)}  {value}")
 
 
+def _why(state: MigrationState) -> str:
+    """What a partial migration lacks, and the prefix of the run that did not complete."""
+    parts = []
+    if state.interrupted_prefix is not None:
+        parts.append(f"interrupted run with GUIDEDRAG_INDEX_PREFIX={state.interrupted_prefix}")
+    if state.missing:
+        parts.append(f"missing: {', '.join(state.missing)}")
+    return f"  ({'; '.join(parts)}; run `guidedrag migrate`)" if parts else ""
+
+
 @click.command()
 @click.option("--status", "show_status", is_flag=True, help="list migrations and their state")
 @click.option("--json", "as_json", is_flag=True, help="print as JSON")
@@ -47,6 +62,8 @@ def migrate(show_status: bool, as_json: bool) -> None:
                             "migration": s.migration.path.name,
                             "state": s.state,
                             "applied_at": s.applied_at,
+                            "missing": list(s.missing),
+                            "interrupted_prefix": s.interrupted_prefix,
                         }
                         for s in states
                     ]
@@ -54,7 +71,7 @@ def migrate(show_status: bool, as_json: bool) -> None:
                 return
             for state in states:
                 when = f"  {state.applied_at}" if state.applied_at else ""
-                click.echo(f"{state.migration.path.name:<48} {state.state}{when}")
+                click.echo(f"{state.migration.path.name:<48} {state.state}{when}{_why(state)}")
             return
         applied = run_migrations(driver, settings, schema_of(settings))
     if as_json:

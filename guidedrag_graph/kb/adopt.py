@@ -40,6 +40,13 @@ from guidedrag_graph.mapping_fit import (
 )
 from guidedrag_graph.migrate import vector_index_config
 from guidedrag_graph.schema import ELEMENT_ID, SchemaMapping, name_key
+from guidedrag_graph.schema_objects import (
+    Definition,
+    created_definition,
+    from_records,
+    live_definitions,
+    owned,
+)
 
 _BATCH = 5_000
 
@@ -51,6 +58,7 @@ class AdoptReport:
     created: list[str] = field(default_factory=list)
     reused: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
+    created_definitions: list[str] = field(default_factory=list)
     name_keys_written: int = 0
     name_keys_removed: int = 0
     vector_index_name: str | None = None
@@ -58,7 +66,7 @@ class AdoptReport:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if k != "created_definitions"}
 
     def lines(self) -> list[str]:
         out = [f"created index {name}" for name in self.created]
@@ -85,6 +93,7 @@ def adopt(
     database = settings.neo4j_database
     report = AdoptReport()
     existing = {str(i["name"]): i for i in _indexes(driver, database)}
+    live = live_definitions(driver, database)
     created: list[str] = []
 
     def create(query: str, name: str, params: dict[str, Any] | None = None) -> None:
@@ -94,19 +103,37 @@ def adopt(
         driver.execute_query(query, params or {}, database_=database)
         created.append(name)
         report.created.append(name)
+        made = live_definitions(driver, database).get(name)
+        if made is not None:
+            report.created_definitions.append(made.to_json())
 
     fulltext = settings.entity_fulltext_index_name
     names = {"entity_fulltext_index": fulltext}
-    create(templates.query("adopt_fulltext_index", schema, names=names), fulltext)
+    fulltext_ddl = templates.query("adopt_fulltext_index", schema, names=names)
     key_index = f"{settings.index_prefix}_entity_name_key"
     names = {"entity_name_key_index": key_index}
-    create(templates.query("adopt_name_key_index", schema, names=names), key_index)
+    key_ddl = templates.query("adopt_name_key_index", schema, names=names)
+    # Every name is checked before anything is written: a name held by another index is refused.
+    _refuse_other_indexes(
+        live,
+        [
+            (fulltext_ddl, "GUIDEDRAG_ENTITY_FULLTEXT_INDEX_NAME"),
+            (key_ddl, "GUIDEDRAG_INDEX_PREFIX"),
+            *_vector_name_check(settings, schema, existing),
+        ],
+    )
+    create(fulltext_ddl, fulltext)
+    create(key_ddl, key_index)
     report.name_keys_written = _write_name_keys(driver, database, schema, progress)
 
     _adopt_vector_index(driver, settings, schema, existing, report, create)
     previous = _record(driver, database)
     record: dict[str, Any] = {
         "indexes": sorted(set(previous.get("indexes", [])) | set(created)),
+        # the definitions of the indexes it created: --drop drops only what still matches
+        "index_definitions": sorted(
+            set(previous.get("index_definitions", [])) | set(report.created_definitions)
+        ),
         "name_key_property": schema.entity_key,
         "entity_label": schema.entity_label,
         "name_keys_written": int(previous.get("name_keys_written", 0)) + report.name_keys_written,
@@ -131,6 +158,38 @@ def adopt(
     )
     driver.execute_query(templates.query("await_indexes"), {"timeout_s": 600}, database_=database)
     return report
+
+
+def _refuse_other_indexes(live: dict[str, Definition], wanted: list[tuple[str, str]]) -> None:
+    """Refuse (one line, before anything is written) a name adopt would create or reuse that an
+    index of another definition holds: IF NOT EXISTS would keep it, adopt would report it as
+    the index retrieval needs, and ``--drop`` might drop it. An index of exactly the wanted
+    definition is reused (a builder's own); anything else is the user's to rename."""
+    for ddl, setting in wanted:
+        want = created_definition(ddl)
+        if want is None or want.name not in live:
+            continue
+        have = live[want.name]
+        if not have.same_as(want):
+            raise ConfigurationError(
+                f"an index named {want.name!r} already exists as a {have.describe()}, not the "
+                f"{want.describe()} kb adopt needs (it is not guidedrag's): rename or drop that "
+                f"index, or set {setting} to another name. Nothing was changed"
+            )
+
+
+def _vector_name_check(
+    settings: Settings, schema: SchemaMapping, existing: dict[str, dict[str, Any]]
+) -> list[tuple[str, str]]:
+    """The vector index adopt would create, for ``_refuse_other_indexes``: none when a vector
+    index over the chunk embeddings exists (that one is reused, whatever its name)."""
+    wanted = settings.vector_index_name
+    if vector_index_over(existing.values(), schema.chunk_label, schema.chunk_embedding, wanted):
+        return []
+    ddl = templates.query(
+        "adopt_vector_index", schema, names={"vector_index": wanted}, variant={"filter": "none"}
+    )
+    return [(ddl, "GUIDEDRAG_VECTOR_INDEX_NAME")]
 
 
 def _adopt_vector_index(
@@ -222,6 +281,29 @@ def _record(driver: Driver, database: str) -> dict[str, Any]:
     return dict(rows[0]["record"]) if rows else {}
 
 
+def _droppable(
+    driver: Driver, database: str, schema: SchemaMapping, record: dict[str, Any]
+) -> list[str]:
+    """The recorded indexes ``--drop`` may drop: those that exist with the definition adoption
+    recorded creating. Records from before definitions were kept (names only) drop an index
+    of that name only while it is on the recorded entity label or the chunk label (a name
+    recorded without its definition: by an older version)."""
+    live = live_definitions(driver, database)
+    recorded = from_records(record.get("index_definitions"))
+    labels = {str(record.get("entity_label", schema.entity_label)), schema.chunk_label}
+    out: list[str] = []
+    for name in record.get("indexes", []):
+        have = live.get(str(name))
+        if have is None or have.kind != "index":
+            continue
+        if any(d.name == have.name for d in recorded):
+            if owned(recorded, have):
+                out.append(have.name)
+        elif set(have.labels) & labels:
+            out.append(have.name)
+    return out
+
+
 def unadopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptReport:
     """Undo ``adopt``: drop the indexes it created and the name keys it wrote, nothing else.
 
@@ -233,12 +315,10 @@ def unadopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptR
     if not record:
         report.notes.append("this database has no adoption record: nothing to undo")
         return report
-    existing = {str(i["name"]) for i in _indexes(driver, database)}
-    for name in record.get("indexes", []):
-        if name in existing:
-            drop = templates.query("drop_schema_object", variant={"kind": "index"})
-            driver.execute_query(drop, {"name": name}, database_=database)
-            report.dropped.append(str(name))
+    for name in _droppable(driver, database, schema, record):
+        drop = templates.query("drop_schema_object", variant={"kind": "index"})
+        driver.execute_query(drop, {"name": name}, database_=database)
+        report.dropped.append(name)
     unmarked = int(record.get("name_keys_unmarked", 0))
     if "name_key_marker" not in record:  # adopted before adopt marked the keys it wrote
         unmarked = int(record.get("name_keys_written", 0))

@@ -116,6 +116,7 @@ def _ensure_index(
 ) -> None:
     from guidedrag_graph.context import adoption_record
     from guidedrag_graph.migrate import vector_index_config
+    from guidedrag_graph.schema_objects import live_definitions
 
     database = settings.neo4j_database
     indexes = read_query(driver, templates.query("schema_indexes"), database=database)
@@ -149,8 +150,13 @@ def _ensure_index(
             )
         return
     created = [wanted] if report.vector_index_created else []
+    made = live_definitions(driver, database).get(wanted) if created else None
     update = {
         "indexes": sorted(set(record.get("indexes", [])) | set(created)),
+        # its definition too: `kb adopt --drop` drops it only while it still matches
+        "index_definitions": sorted(
+            set(record.get("index_definitions", [])) | ({made.to_json()} if made else set())
+        ),
         "entity_vector_index_name": report.vector_index_name,
     }
     driver.execute_query(
