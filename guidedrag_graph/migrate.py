@@ -42,6 +42,7 @@ from guidedrag_graph.db import ServerInfo, server_info
 from guidedrag_graph.errors import MigrationError
 from guidedrag_graph.migration_files import SETTING_NAMES, Migration, created_objects, index_names
 from guidedrag_graph.migration_files import discover as discover
+from guidedrag_graph.migration_steps import apply_steps, write_record
 from guidedrag_graph.schema import PRESETS, SchemaMapping
 from guidedrag_graph.schema_objects import (
     Definition,
@@ -203,7 +204,7 @@ def migrate(
     ran: list[Migration] = []
     for migration, statements, before in plan:
         record = applied.get(migration.version) or {}
-        _apply(
+        apply_steps(
             driver,
             database,
             server,
@@ -314,148 +315,6 @@ def _slot(names: dict[str, str], name: str) -> str:
     return next((s for s, n in names.items() if n == name), "a name")
 
 
-def _apply(
-    driver: Driver,
-    database: str,
-    server: ServerInfo,
-    migration: Migration,
-    statements: list[str],
-    before: list[str] | None,
-    params: dict[str, Any],
-    recorded: list[Definition],
-    previously_owned: list[Definition],
-    prefix: str,
-) -> None:
-    """Run one migration's statements, one recorded step at a time; for a re-run, replace
-    ``before``'s objects safely.
-
-    The run is marked in progress first (``migration_record_begin``); each object's definition
-    is recorded before the statement that creates it runs. An object of the project's that
-    holds a wanted name with another definition is dropped first (Neo4j keeps one object per
-    name); one that already covers what a statement creates under another name (the previous
-    name, or a killed run's prefix) is dropped and the statement runs again. Renamed objects and
-    what an interrupted run of this migration left are dropped at the end, only while they are
-    the project's. On any failure the objects this run created are dropped and ``before`` is run
-    again, so the database is left as the migration record describes it."""
-    old = created_objects(before) if before is not None else []
-    new = created_objects(statements)
-    # Only what this run creates may be dropped on failure, never an object that was there.
-    keep = set(live_definitions(driver, database)) - {n for n in new if n in old}
-    _write(
-        driver,
-        database,
-        "migration_record_begin",
-        {
-            "version": migration.version,
-            "name": migration.name,
-            "statements": statements,
-            "prefix": prefix,
-        },
-    )
-    try:
-        for statement in statements:
-            _step(driver, database, migration, statement, params, recorded)
-        leftovers = [n for n in old if n not in new]
-        leftovers += [d.name for d in previously_owned if d.name not in new]
-        _drop_owned(driver, database, leftovers, recorded)
-    except Exception as exc:
-        restored, ok = _restore(
-            driver, database, [n for n in new if n not in keep], before, params, recorded
-        )
-        if ok:
-            _write(
-                driver,
-                database,
-                "migration_record_abandon",
-                {"version": migration.version, "owned": [d.to_json() for d in previously_owned]},
-            )
-        detail = str(exc) if isinstance(exc, MigrationError) else f"{exc}"
-        raise MigrationError(
-            f"{migration.path.name} failed on Neo4j {server.version}: {' '.join(detail.split())}"
-            f"; {restored}"
-        ) from exc
-
-
-def _step(
-    driver: Driver,
-    database: str,
-    migration: Migration,
-    statement: str,
-    params: dict[str, Any],
-    recorded: list[Definition],
-) -> None:
-    """One statement of a migration, checked: what it creates exists afterwards with the
-    definition it asks for."""
-    wanted = created_definition(statement)
-    if wanted is None:
-        dropped = dropped_object(statement)
-        if dropped is not None:
-            _drop_owned(driver, database, [dropped[1]], recorded)
-        else:
-            _run(driver, database, [statement], params)
-        return
-    live = live_definitions(driver, database)
-    have = live.get(wanted.name)
-    if have is not None and not have.same_as(wanted):
-        _drop_owned(driver, database, [wanted.name], recorded)
-        have = None
-    if have is None:
-        _write(
-            driver,
-            database,
-            "migration_record_own",
-            {"version": migration.version, "definition": wanted.to_json()},
-        )
-        recorded.append(wanted)
-    _run(driver, database, [statement], params)
-    live = live_definitions(driver, database)
-    if wanted.name not in live:
-        stand_in = next((o for o in live.values() if o.same_as(wanted)), None)
-        if stand_in is not None and owned(recorded, stand_in):
-            _drop_owned(driver, database, [stand_in.name], recorded)
-            _run(driver, database, [statement], params)
-            live = live_definitions(driver, database)
-    made = live.get(wanted.name)
-    if made is None or not made.same_as(wanted):
-        raise MigrationError(f"it did not create {wanted.name}")
-
-
-def _write(driver: Driver, database: str, template: str, params: dict[str, Any]) -> None:
-    driver.execute_query(templates.query(template), params, database_=database)
-
-
-def _run(driver: Driver, database: str, statements: list[str], params: dict[str, Any]) -> None:
-    for statement in statements:
-        # Schema commands cannot share a transaction with writes: one auto-commit each.
-        used = {k: v for k, v in params.items() if f"${k}" in statement}
-        driver.execute_query(statement, used, database_=database)
-
-
-def _restore(
-    driver: Driver,
-    database: str,
-    created: list[str],
-    before: list[str] | None,
-    params: dict[str, Any],
-    recorded: list[Definition],
-) -> tuple[str, bool]:
-    """Undo a failed migration run (drop ``created``, run ``before`` again); what the message
-    says about the database afterwards, and whether the undo succeeded."""
-    try:
-        _drop_owned(driver, database, created, recorded)
-        if before is not None:
-            _run(driver, database, before, params)
-    except Exception as exc:  # the server went away mid-run: say what to do
-        return (
-            f"restoring the previous objects failed too ({exc.__class__.__name__}): fix the "
-            f"cause and rerun `guidedrag migrate`",
-            False,
-        )
-    if before is None:
-        return "nothing it created was kept; fix the cause and rerun `guidedrag migrate`", True
-    return "the previous indexes and constraints were put back; fix the cause and rerun", True
-
-
 def _record(
     driver: Driver,
     database: str,
@@ -475,7 +334,7 @@ def _record(
         "statements": statements,
         "owned": made,
     }
-    _write(driver, database, "migration_record_write", record)
+    write_record(driver, database, "migration_record_write", record)
 
 
 def _recorded_statements(migration: Migration, record: dict[str, Any]) -> list[str] | None:
@@ -485,17 +344,3 @@ def _recorded_statements(migration: Migration, record: dict[str, Any]) -> list[s
         return [str(s) for s in record["statements"]]
     preset = PRESETS.get(str(record.get("schema_preset")))
     return migration.statements(preset) if preset is not None else None
-
-
-def _drop_owned(
-    driver: Driver, database: str, names: list[str], recorded: list[Definition]
-) -> None:
-    """Drop the named indexes/constraints that exist AND are the project's (recorded with the
-    definition they have now); constraints before indexes. Anything else is left alone."""
-    live = live_definitions(driver, database)
-    for name in dict.fromkeys(names):
-        have = live.get(name)
-        if have is None or not owned(recorded, have):
-            continue
-        drop = templates.query("drop_schema_object", variant={"kind": have.kind})
-        driver.execute_query(drop, {"name": name}, database_=database)

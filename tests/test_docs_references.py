@@ -155,3 +155,11 @@ def test_no_install_line_claims_a_published_package() -> None:
     for doc in DOCS:
         text = doc.read_text(encoding="utf-8")
         assert not re.search(r"pip install ['\"]?guidedrag-graph", text), doc.name
+
+
+def test_the_module_map_names_every_module_at_the_package_root() -> None:
+    """docs/architecture.md's layer table is the map of the package: a new root module (four
+    were missing from it) must say where it sits."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    root = sorted(p.name for p in (ROOT / "guidedrag_graph").glob("*.py") if p.stem != "__init__")
+    assert [name for name in root if f"`{name}`" not in text] == []
