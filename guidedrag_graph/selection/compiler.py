@@ -246,13 +246,19 @@ class _Builder:
 
     def chain(self, expr: A.Expr) -> list[A.Expr] | None:
         """The operands of a chain of unions (any shape) or of a left chain of intersections,
-        each once, in order; None for anything else, and in sizes mode (it reports every node).
+        differences or symmetric differences, in order; None for anything else, and in sizes
+        mode (it reports every node).
 
         Exact, order included: a union tree's list is its operands' lists concatenated in order
-        with repeats dropped, and an intersection chain's list is the left-to-right fold; an
-        operand met again adds nothing to either. An operand that is itself an entity group stays
-        one operand (its one subquery)."""
-        if not self.merge or not isinstance(expr, A.Union | A.Intersect):
+        with repeats dropped, and a left chain's list is the left-to-right fold of its operator
+        (``set_many`` folds the same way). An operand met again adds nothing to a union or an
+        intersection, nor as a later operand of a difference (A - B - B is A - B), so it is
+        listed once there; a difference's first operand stays first even when it is subtracted
+        again (A - B - A is empty), and a symmetric difference keeps every repeat (A ^ A is
+        empty). An operand that is itself an entity group stays one operand (its one subquery).
+        Why ``-`` and ``^`` too: their binary steps are one ``WITH *`` clause each, and the
+        planner's time for a 200-term chain of them outlived the transaction timeout (issue 34)."""
+        if not self.merge or not isinstance(expr, A.Union | A.Intersect | A.Difference | A.SymDiff):
             return None
         kind = type(expr)
         operands: list[A.Expr] = []
@@ -268,9 +274,14 @@ class _Builder:
                 stack.append(node.left)
                 continue
             operands.append(node)
-        if kind is A.Intersect:
+        if kind is not A.Union:
             operands.reverse()
-        unique = list(dict.fromkeys(operands))
+        if kind is A.SymDiff:
+            unique = operands
+        elif kind is A.Difference:
+            unique = operands[:1] + list(dict.fromkeys(operands[1:]))
+        else:
+            unique = list(dict.fromkeys(operands))
         return unique if len(unique) != 2 or len(operands) != 2 else None
 
     def many(self, expr: A.BinaryOp, operands: list[A.Expr], i: int) -> str:
