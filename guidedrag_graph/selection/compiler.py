@@ -71,7 +71,12 @@ class CompiledSelection:
 
 @dataclass
 class CompiledPlan:
-    """The fragment plus, per compiled node, its list/flag variable index (for sizes)."""
+    """The fragment plus, per compiled node, its list/flag variable index (for sizes).
+
+    ``steps``: the set-operation clauses (``WITH *, ...``) in ``body``; ``projected``: the
+    square of the variables in scope at each, summed. Each such clause carries every earlier
+    list, and the planner's work on it (which the transaction timeout does not stop) grows with
+    that square; the cost bound counts it (``selection/cost.py``, ``planning_rows``)."""
 
     body: str
     params: dict[str, Any]
@@ -79,6 +84,8 @@ class CompiledPlan:
     nodes: dict[A.Expr, int] = field(default_factory=dict)
     is_all: bool = False
     tiers: tuple[CompiledTier, ...] = ()
+    steps: int = 0
+    projected: int = 0
 
     @property
     def is_boost(self) -> bool:
@@ -141,7 +148,14 @@ def compile_plan(
             expr, builder, force_sets=force_sets, by_entities=by_entities and not force_sets
         )
     result = builder.node(expr)
-    return CompiledPlan("".join(builder.parts), builder.params, result, builder.index)
+    return CompiledPlan(
+        "".join(builder.parts),
+        builder.params,
+        result,
+        builder.index,
+        steps=builder.steps,
+        projected=builder.projected,
+    )
 
 
 def _compile_boost(
@@ -167,7 +181,13 @@ def _compile_boost(
         result = builder.node(A.All())
         builder.index[expr] = result
     return CompiledPlan(
-        "".join(builder.parts), builder.params, result, builder.index, tiers=tuple(tiers)
+        "".join(builder.parts),
+        builder.params,
+        result,
+        builder.index,
+        tiers=tuple(tiers),
+        steps=builder.steps,
+        projected=builder.projected,
     )
 
 
@@ -193,6 +213,15 @@ class _Builder:
         # compile without them numbers its nodes as before.
         self.extra = 0
         self.tier_index: dict[A.Expr, tuple[int, str]] = {}
+        self.steps = 0  # set-operation clauses written (CompiledPlan.steps)
+        self.projected = 0  # their variables in scope, squared and summed (CompiledPlan)
+
+    def step(self) -> None:
+        """Count one set-operation clause: ``WITH *`` carries every earlier part's variables
+        (two each: its list and its cap flag) and adds its own two."""
+        scope = 2 * (len(self.parts) + 1)
+        self.steps += 1
+        self.projected += scope * scope
 
     def node(self, expr: A.Expr) -> int:
         """Compile ``expr`` and everything below it (post-order, explicit stack); its index."""
@@ -215,6 +244,7 @@ class _Builder:
                     continue
                 assert isinstance(node, A.BinaryOp)
                 text = self.many(node, chain, i)
+                self.step()
             elif group is not None:
                 text = self.leaf(A.Entities(("",)), i, self.merged(group))
             elif isinstance(node, A.BinaryOp):
@@ -223,6 +253,7 @@ class _Builder:
                     stack.extend((k, False) for k in (node.right, node.left))
                     continue
                 text = self.binary(node, i)
+                self.step()
             else:
                 text = self.leaf(node, i)
             self.parts.append(text.strip() + "\n")
@@ -360,6 +391,7 @@ class _Builder:
                 lists=lists,
                 variant={"op": "union"},
             )
+            self.step()
             self.parts.append(union.strip() + "\n")
         i = self.fresh()
         tier = T.fragment(

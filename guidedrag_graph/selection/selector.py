@@ -131,7 +131,12 @@ class Selector:
         empty = static_empty(expr, res.reasons)
         if empty is None:
             check_cost(
-                self.settings, expr, resolved, self.resolver.cost_stats
+                self.settings,
+                expr,
+                resolved,
+                self.resolver.cost_stats,
+                steps=plan.steps,
+                projected=plan.projected,
             )  # refused here, before the query is sent
         warnings = tuple(r for r in res.reasons.values() if empty is None or r != empty)
         warnings += tuple(res.partial)
@@ -175,6 +180,15 @@ class Selector:
         order = list(dict.fromkeys(prep.expr.walk()))
         plan = compile_plan(
             prep.expr, prep.resolved, self.schema, hop_cap=self.settings.hop_cap, force_sets=True
+        )
+        # Sizes mode writes every node as its own step: its planning is checked on its own.
+        check_cost(
+            self.settings,
+            prep.expr,
+            prep.resolved,
+            self.resolver.cost_stats,
+            steps=plan.steps,
+            projected=plan.projected,
         )
         rows = self._read(plan.sizes_query(self.schema, order), plan.params)
         sizes = dict(zip(order, rows[0]["sizes"], strict=True))
