@@ -163,3 +163,21 @@ def test_the_estimate_grows_with_depth_and_degree_and_is_bounded_by_the_graph(
     assert costs[4].rows - costs[3].rows <= costs[3].rows - costs[2].rows + 1
     assert estimate(term, {term: Resolved(empty=True)}, _stats(5_000, 5_000), 10_000).rows == 0
     assert needs_estimate(term) and not needs_estimate(entity("x") & entity("y"))
+
+
+def test_sizes_mode_prices_its_own_steps_and_an_unexplained_empty_stands(
+    sample_db: Driver, settings: Settings
+) -> None:
+    """The 200-term ``-`` chain of the exhaustion run (near/khop(hub, 5) alternating over 4
+    hubs) runs as one clause and is empty on the sample KB; the sizes query (``guidedrag
+    select``, ``explain_empty``) writes its 199 steps one by one, which is refused in one line
+    before it is sent, and ``explain_empty`` then leaves the empty result unexplained."""
+    hubs = _hubs(sample_db, 4)
+    expr: A.Expr = near(hubs[0], 5)
+    for i in range(1, settings.max_terms):
+        expr = expr - (near(hubs[i % 4], 5) if i % 2 == 0 else khop(hubs[i % 4], 5))
+    selector = _selector(settings, sample_db, query_timeout=5.0)
+    assert selector.chunk_ids(expr) == []
+    with pytest.raises(SelectionCostError, match=r"planning its 199 set-operation steps"):
+        selector.sizes(expr)
+    assert selector.explain_empty(expr) is None

@@ -18,7 +18,7 @@ from neo4j import Driver
 from guidedrag_graph import templates as T
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.errors import SelectionError
+from guidedrag_graph.errors import SelectionCostError, SelectionError
 from guidedrag_graph.read_deadline import budgeted
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import nodes as A
@@ -201,12 +201,19 @@ class Selector:
 
     @budgeted
     def explain_empty(self, expr: A.Expr | str | PreparedSelection) -> EmptySelection | None:
-        """After a run found no chunk: which term made it empty, or None if it is not empty.
-        A prepared selection (the one that ran) is not resolved again."""
+        """After a run found no chunk: which term made it empty, or None if it is not empty
+        (or when the per-term sizes query would cost more than GUIDEDRAG_MAX_SELECTION_COST:
+        it writes every node as its own step, so a long chain that ran as one clause may be
+        refused there; the empty result stands, unexplained). A prepared selection (the one
+        that ran) is not resolved again."""
         prep = self._prepared(expr)
         if prep.empty is not None:
             return prep.empty
-        return explain(prep.expr, self.sizes(prep), prep.warnings)
+        try:
+            sizes = self.sizes(prep)
+        except SelectionCostError:
+            return None
+        return explain(prep.expr, sizes, prep.warnings)
 
     def _prepared(self, expr: A.Expr | str | PreparedSelection) -> PreparedSelection:
         return expr if isinstance(expr, PreparedSelection) else self.prepare(expr)
