@@ -231,17 +231,20 @@ def test_the_managed_server_caps_transaction_memory_per_query_and_in_total(
     own: OwnServer,
 ) -> None:
     """Both caps are live on the server we start: one runaway query, and many heavy ones at
-    once, fail with a memory error before the heap is spent (docs/security.md)."""
+    once, fail with a memory error before the heap is spent (docs/security.md); and a
+    transaction without a timeout of its own ends at our client's deadline, 30 s + 1 s."""
     driver = connect(own.settings())
     try:
         rows = driver.execute_query(
             "SHOW SETTINGS YIELD name, value WHERE name IN "
-            "['db.memory.transaction.max', 'dbms.memory.transaction.total.max'] "
+            "['db.memory.transaction.max', 'dbms.memory.transaction.total.max', "
+            "'db.transaction.timeout'] "
             "RETURN name, value"
         ).records
     finally:
         driver.close()
     values = {r["name"]: r["value"] for r in rows}
+    assert values.pop("db.transaction.timeout", None) in ("31s", "31000ms"), values
     assert values == {
         "db.memory.transaction.max": "192.00MiB",
         "dbms.memory.transaction.total.max": "384.00MiB",

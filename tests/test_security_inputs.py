@@ -16,13 +16,14 @@ from neo4j import Driver, GraphDatabase
 
 from guidedrag_graph import db
 from guidedrag_graph.cli.failure import explain
-from guidedrag_graph.config import Settings, redact_uri
+from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings, redact_uri
 from guidedrag_graph.db import check_uri, read_query
 from guidedrag_graph.errors import ConfigurationError, DatabaseUnavailableError
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.retrieve_args import check_query_vector, check_question
 from guidedrag_graph.runtime.server_env import (
     server_env,
+    server_transaction_timeout,
     transaction_memory_max,
     transactions_memory_total,
 )
@@ -181,6 +182,26 @@ def test_the_managed_server_starts_without_secrets(monkeypatch: pytest.MonkeyPat
     assert transactions_memory_total("768m") == "384m"
     with pytest.raises(Exception, match="GUIDEDRAG_NEO4J_HEAP"):
         transaction_memory_max("lots")
+
+
+def test_the_managed_servers_conf_bounds_every_transaction(tmp_path: Path) -> None:
+    """Issue 34: what ``guidedrag neo4j start`` (and the test server) writes. Memory: one
+    transaction a quarter of the heap, all together half. Time: a transaction without a timeout
+    of its own ends at our client's deadline (GUIDEDRAG_QUERY_TIMEOUT + read_deadline.GRACE_S),
+    so the server ends it itself; the timeout monitor looks every 200 ms."""
+    from guidedrag_graph.runtime.neo4j_local import LocalNeo4j
+
+    server = LocalNeo4j(
+        tmp_path, version=DEFAULT_NEO4J_VERSION, cache_dir=tmp_path / "cache", heap="768m",
+        query_timeout=2.0,
+    )  # fmt: skip
+    conf = (server._write_conf() / "neo4j.conf").read_text().splitlines()
+    assert "db.memory.transaction.max=192m" in conf
+    assert "dbms.memory.transaction.total.max=384m" in conf
+    assert "db.transaction.timeout=3000ms" in conf
+    assert "db.transaction.monitor.check.interval=200ms" in conf
+    assert server_transaction_timeout(30.0) == "31000ms"
+    assert server_transaction_timeout(0.25) == "1250ms"
 
 
 def test_running_managed_server_environment_has_no_password(settings: Settings) -> None:

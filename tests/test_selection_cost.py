@@ -9,8 +9,9 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.db import read_query
 from guidedrag_graph.errors import SelectionCostError
-from guidedrag_graph.schema import relation_type_name
+from guidedrag_graph.schema import PRESETS, relation_type_name
 from guidedrag_graph.selection import Selector, entity, khop, near
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.cost import CostStats, GraphCounts, estimate, needs_estimate
@@ -18,6 +19,7 @@ from guidedrag_graph.selection.primitives import Resolved
 from guidedrag_graph.steering.boosts import prepare_tiers
 from guidedrag_graph.steering.mapping import _CELLS
 from guidedrag_graph.steering.tiers import TierWeights, plan_auto
+from guidedrag_graph.templates import query
 from tests.conftest import sample_bundle
 from tests.probes import CountingDriver
 
@@ -105,6 +107,40 @@ def test_counts_are_cached_and_entity_only_selections_cost_no_query(
     assert sum("AS relationships" in q for q in counting.queries) == 1
 
 
+def _hubs(driver: Driver, n: int) -> list[str]:
+    rows = read_query(
+        driver, query("hub_entities", PRESETS["guidedrag"]), {"limit": n}, database="neo4j"
+    )
+    return [str(r["name"]) for r in rows]
+
+
+def test_a_plan_of_many_binary_steps_is_refused_for_its_planning(
+    sample_db: Driver, settings: Settings
+) -> None:
+    """Issue 34: ``a - (b ^ c) - (d ^ e) - ...`` over 199 different entities has no expanding
+    term, but its 99 ``^`` steps cannot be one clause, and planning them (each ``WITH *`` carries
+    every earlier list) ran 94 s on the server past a 30 s timeout: the planning counts in the
+    bound, so it is refused in one line before its query is sent. Cut to 31 terms it passes."""
+    hubs = _hubs(sample_db, 199)
+
+    def nested(n: int) -> A.Expr:
+        expr: A.Expr = entity(hubs[0])
+        for k in range(1, n - 1, 2):
+            expr = expr - (entity(hubs[k]) ^ entity(hubs[k + 1]))
+        return expr
+
+    counting = CountingDriver(sample_db)
+    selector = _selector(settings, counting)
+    counting.queries.clear()
+    with pytest.raises(SelectionCostError) as caught:
+        selector.prepare(nested(199))
+    message = str(caught.value)
+    assert "planning its 100 set-operation steps" in message, message
+    assert "GUIDEDRAG_MAX_SELECTION_COST" in message and "\n" not in message
+    assert not any("collect(DISTINCT c)" in q for q in counting.queries)
+    selector.chunk_ids(nested(31))
+
+
 def _stats(degree: int, mentions: int) -> CostStats:
     graph = GraphCounts(entities=10_000, chunks=5_000, mentions=50_000, relationships=90_000)
     return CostStats(graph, {"x": (degree, mentions)})
@@ -127,3 +163,21 @@ def test_the_estimate_grows_with_depth_and_degree_and_is_bounded_by_the_graph(
     assert costs[4].rows - costs[3].rows <= costs[3].rows - costs[2].rows + 1
     assert estimate(term, {term: Resolved(empty=True)}, _stats(5_000, 5_000), 10_000).rows == 0
     assert needs_estimate(term) and not needs_estimate(entity("x") & entity("y"))
+
+
+def test_sizes_mode_prices_its_own_steps_and_an_unexplained_empty_stands(
+    sample_db: Driver, settings: Settings
+) -> None:
+    """The 200-term ``-`` chain of the exhaustion run (near/khop(hub, 5) alternating over 4
+    hubs) runs as one clause and is empty on the sample KB; the sizes query (``guidedrag
+    select``, ``explain_empty``) writes its 199 steps one by one, which is refused in one line
+    before it is sent, and ``explain_empty`` then leaves the empty result unexplained."""
+    hubs = _hubs(sample_db, 4)
+    expr: A.Expr = near(hubs[0], 5)
+    for i in range(1, settings.max_terms):
+        expr = expr - (near(hubs[i % 4], 5) if i % 2 == 0 else khop(hubs[i % 4], 5))
+    selector = _selector(settings, sample_db, query_timeout=5.0)
+    assert selector.chunk_ids(expr) == []
+    with pytest.raises(SelectionCostError, match=r"planning its 199 set-operation steps"):
+        selector.sizes(expr)
+    assert selector.explain_empty(expr) is None

@@ -35,6 +35,7 @@ def _server(
         heap=settings.neo4j_heap,
         pagecache=settings.neo4j_pagecache,
         with_apoc=with_apoc,
+        query_timeout=settings.query_timeout,
     )
 
 

@@ -28,6 +28,7 @@ from guidedrag_graph.runtime.server_env import (
     pid_alive,
     port_in_use,
     server_env,
+    server_transaction_timeout,
     transaction_memory_max,
     transactions_memory_total,
 )
@@ -52,6 +53,7 @@ class LocalNeo4j:
         heap: str = "1g",
         pagecache: str = "512m",
         with_apoc: bool = False,
+        query_timeout: float = 30.0,
     ) -> None:
         self.home = home
         self.version = version
@@ -64,6 +66,8 @@ class LocalNeo4j:
         self.line = server_line(version)
         # APOC Core in plugins/ (runtime/apoc.py): KG builders' writers call its procedures.
         self.with_apoc = with_apoc
+        # GUIDEDRAG_QUERY_TIMEOUT (its default when not given): db.transaction.timeout's basis.
+        self.query_timeout = query_timeout
 
     @property
     def state_file(self) -> Path:
@@ -134,6 +138,8 @@ class LocalNeo4j:
             # The timeout is checked by a monitor thread, every 2 s by default: a query would
             # outlive GUIDEDRAG_QUERY_TIMEOUT by up to that much before it is even marked.
             "db.transaction.monitor.check.interval=200ms",
+            # A transaction opened without a timeout of its own ends at our client's deadline.
+            f"db.transaction.timeout={server_transaction_timeout(self.query_timeout)}",
             *self.line.extra_conf,
             # extra jars in plugins/ (runtime/plugins.py) and APOC: one unrestricted line
             *plugin_conf_lines(self.home, APOC_PATTERNS if self.with_apoc else ()),

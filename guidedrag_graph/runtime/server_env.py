@@ -9,12 +9,14 @@ without starting a JVM.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
 
 from guidedrag_graph.errors import Neo4jRuntimeError
+from guidedrag_graph.read_deadline import GRACE_S
 
 # Every IPv4 and IPv6 address: LOAD CSV (the only outbound request Cypher can make) goes nowhere.
 OUTBOUND_BLOCKLIST = "0.0.0.0/0,::/0"
@@ -56,6 +58,16 @@ def transaction_memory_max(heap: str, *, share: int = TRANSACTION_HEAP_SHARE) ->
         ) from None
     kib = amount * units[unit] if unit else amount / 1024
     return f"{max(int(kib / share / 1024), 16)}m"
+
+
+def server_transaction_timeout(query_timeout: float) -> str:
+    """``db.transaction.timeout`` for ``GUIDEDRAG_QUERY_TIMEOUT``: the client's deadline (the
+    timeout plus ``read_deadline.GRACE_S``), in whole milliseconds. A backstop: every query of
+    ours carries its own timeout (which overrides this default), but a transaction opened
+    without one (Browser, cypher-shell, a tool of the user's) would otherwise run for ever on
+    the server that answers our reads; with it the server itself ends anything still running
+    when our client would have given up on it."""
+    return f"{math.ceil((query_timeout + GRACE_S) * 1000)}ms"
 
 
 def server_env(home: Path, conf_dir: Path) -> dict[str, str]:

@@ -71,7 +71,12 @@ class CompiledSelection:
 
 @dataclass
 class CompiledPlan:
-    """The fragment plus, per compiled node, its list/flag variable index (for sizes)."""
+    """The fragment plus, per compiled node, its list/flag variable index (for sizes).
+
+    ``steps``: the set-operation clauses (``WITH *, ...``) in ``body``; ``projected``: the
+    square of the variables in scope at each, summed. Each such clause carries every earlier
+    list, and the planner's work on it (which the transaction timeout does not stop) grows with
+    that square; the cost bound counts it (``selection/cost.py``, ``planning_rows``)."""
 
     body: str
     params: dict[str, Any]
@@ -79,6 +84,8 @@ class CompiledPlan:
     nodes: dict[A.Expr, int] = field(default_factory=dict)
     is_all: bool = False
     tiers: tuple[CompiledTier, ...] = ()
+    steps: int = 0
+    projected: int = 0
 
     @property
     def is_boost(self) -> bool:
@@ -141,7 +148,14 @@ def compile_plan(
             expr, builder, force_sets=force_sets, by_entities=by_entities and not force_sets
         )
     result = builder.node(expr)
-    return CompiledPlan("".join(builder.parts), builder.params, result, builder.index)
+    return CompiledPlan(
+        "".join(builder.parts),
+        builder.params,
+        result,
+        builder.index,
+        steps=builder.steps,
+        projected=builder.projected,
+    )
 
 
 def _compile_boost(
@@ -167,7 +181,13 @@ def _compile_boost(
         result = builder.node(A.All())
         builder.index[expr] = result
     return CompiledPlan(
-        "".join(builder.parts), builder.params, result, builder.index, tiers=tuple(tiers)
+        "".join(builder.parts),
+        builder.params,
+        result,
+        builder.index,
+        tiers=tuple(tiers),
+        steps=builder.steps,
+        projected=builder.projected,
     )
 
 
@@ -193,6 +213,15 @@ class _Builder:
         # compile without them numbers its nodes as before.
         self.extra = 0
         self.tier_index: dict[A.Expr, tuple[int, str]] = {}
+        self.steps = 0  # set-operation clauses written (CompiledPlan.steps)
+        self.projected = 0  # their variables in scope, squared and summed (CompiledPlan)
+
+    def step(self) -> None:
+        """Count one set-operation clause: ``WITH *`` carries every earlier part's variables
+        (two each: its list and its cap flag) and adds its own two."""
+        scope = 2 * (len(self.parts) + 1)
+        self.steps += 1
+        self.projected += scope * scope
 
     def node(self, expr: A.Expr) -> int:
         """Compile ``expr`` and everything below it (post-order, explicit stack); its index."""
@@ -215,6 +244,7 @@ class _Builder:
                     continue
                 assert isinstance(node, A.BinaryOp)
                 text = self.many(node, chain, i)
+                self.step()
             elif group is not None:
                 text = self.leaf(A.Entities(("",)), i, self.merged(group))
             elif isinstance(node, A.BinaryOp):
@@ -223,6 +253,7 @@ class _Builder:
                     stack.extend((k, False) for k in (node.right, node.left))
                     continue
                 text = self.binary(node, i)
+                self.step()
             else:
                 text = self.leaf(node, i)
             self.parts.append(text.strip() + "\n")
@@ -246,13 +277,19 @@ class _Builder:
 
     def chain(self, expr: A.Expr) -> list[A.Expr] | None:
         """The operands of a chain of unions (any shape) or of a left chain of intersections,
-        each once, in order; None for anything else, and in sizes mode (it reports every node).
+        differences or symmetric differences, in order; None for anything else, and in sizes
+        mode (it reports every node).
 
         Exact, order included: a union tree's list is its operands' lists concatenated in order
-        with repeats dropped, and an intersection chain's list is the left-to-right fold; an
-        operand met again adds nothing to either. An operand that is itself an entity group stays
-        one operand (its one subquery)."""
-        if not self.merge or not isinstance(expr, A.Union | A.Intersect):
+        with repeats dropped, and a left chain's list is the left-to-right fold of its operator
+        (``set_many`` folds the same way). An operand met again adds nothing to a union or an
+        intersection, nor as a later operand of a difference (A - B - B is A - B), so it is
+        listed once there; a difference's first operand stays first even when it is subtracted
+        again (A - B - A is empty), and a symmetric difference keeps every repeat (A ^ A is
+        empty). An operand that is itself an entity group stays one operand (its one subquery).
+        Why ``-`` and ``^`` too: their binary steps are one ``WITH *`` clause each, and the
+        planner's time for a 200-term chain of them outlived the transaction timeout (issue 34)."""
+        if not self.merge or not isinstance(expr, A.Union | A.Intersect | A.Difference | A.SymDiff):
             return None
         kind = type(expr)
         operands: list[A.Expr] = []
@@ -268,9 +305,14 @@ class _Builder:
                 stack.append(node.left)
                 continue
             operands.append(node)
-        if kind is A.Intersect:
+        if kind is not A.Union:
             operands.reverse()
-        unique = list(dict.fromkeys(operands))
+        if kind is A.SymDiff:
+            unique = operands
+        elif kind is A.Difference:
+            unique = operands[:1] + list(dict.fromkeys(operands[1:]))
+        else:
+            unique = list(dict.fromkeys(operands))
         return unique if len(unique) != 2 or len(operands) != 2 else None
 
     def many(self, expr: A.BinaryOp, operands: list[A.Expr], i: int) -> str:
@@ -349,6 +391,7 @@ class _Builder:
                 lists=lists,
                 variant={"op": "union"},
             )
+            self.step()
             self.parts.append(union.strip() + "\n")
         i = self.fresh()
         tier = T.fragment(

@@ -24,6 +24,15 @@ the hub), and never more than the whole graph's relationships of that kind (each
 twice per step). The frontier is capped by ``GUIDEDRAG_HOP_CAP`` and by the number of entities,
 as the templates cap it. Set operations cost the sizes of their operands (their membership
 tests are hashed). Every walk is iterative (``fold``).
+
+Planning counts too, for every selection (expanding or not): the compiled query's set-operation
+clauses (``WITH *, ...``; a chain of one operator is one clause, ``set_many``) each carry every
+earlier list, and the planner's time on each grows with the square of the variables in scope
+(summed over the clauses: ``CompiledPlan.projected``). The transaction timeout does not stop
+planning: 199 binary ``-`` steps planned past a 30 s timeout (39 s on the server), and a
+199-term ``a - (b ^ c) - ...`` of entity() terms (99 binary steps that cannot be one clause)
+94 s (issue 34); both sum to ~1.1e7. Each unit of that sum is ``PLAN_ROWS`` rows, so a handful
+of steps costs a few thousand rows and those two are refused.
 """
 
 from __future__ import annotations
@@ -47,6 +56,11 @@ EXPANDING = (A.Hop, A.KHop, A.Near)
 # collect, the visited-list test): PROFILE of near()/khop() on the sample KB gives 1.1-2.5 db hits
 # per relationship the model counts; the larger is used.
 ROW_WORK = 2.5
+# Planning, in rows per unit of ``CompiledPlan.projected`` (variables in scope, squared, summed
+# over the set-operation clauses): the 199-term nested chain above (1.16e7) planned 94 s on a
+# loaded 2-core machine, ~80 rows each at the 10^7 rows/s the default bound assumes
+# (docs/selection-limits.md); rounded up.
+PLAN_ROWS = 100
 
 
 @dataclass(frozen=True)
@@ -206,21 +220,46 @@ def check_cost(
     expr: A.Expr,
     resolved: dict[A.Expr, Resolved],
     stats_of: Callable[[list[str]], CostStats],
+    *,
+    steps: int = 0,
+    projected: int = 0,
 ) -> Cost | None:
-    """Raise ``SelectionCostError`` when the estimate is over ``GUIDEDRAG_MAX_SELECTION_COST``;
-    the estimate, or None when the selection has no expanding term (no query then).
-    ``stats_of``: the counts for these entity ids (``Resolver.cost_stats``)."""
+    """Raise ``SelectionCostError`` when the estimate, planning included, is over
+    ``GUIDEDRAG_MAX_SELECTION_COST``; the estimate, or None when the selection has no expanding
+    term (no count query then; its planning is still checked). ``stats_of``: the counts for
+    these entity ids (``Resolver.cost_stats``); ``steps``/``projected``: the compiled plan's
+    (``CompiledPlan``), 0 when not known."""
+    limit = settings.max_selection_cost
+    planning = planning_rows(projected)
     if not needs_estimate(expr):
+        if planning > limit:
+            raise _refusal(Cost(planning, 0.0), planning, steps, limit)
         return None
     stats = stats_of(start_ids(resolved))
-    cost = estimate(expr, resolved, stats, settings.hop_cap)
-    limit = settings.max_selection_cost
+    found = estimate(expr, resolved, stats, settings.hop_cap)
+    cost = Cost(found.rows + planning, found.size, found.worst, found.worst_rows)
     if cost.rows > limit:
-        worst = cost.worst if len(cost.worst) <= 60 else cost.worst[:57] + "..."
-        raise SelectionCostError(
-            f"the selection would expand about {cost.rows:,.0f} rows (estimated from the "
-            f"degrees of its entities; costliest term {worst} ~{cost.worst_rows:,.0f}); the "
-            f"limit is {limit:,} (GUIDEDRAG_MAX_SELECTION_COST): use fewer or shallower "
-            f"hop()/khop()/near() terms, start from less connected entities, or raise the limit"
-        )
+        raise _refusal(cost, planning, steps, limit)
     return cost
+
+
+def planning_rows(projected: int) -> float:
+    """The planner's work, in rows, for a plan whose set-operation clauses sum to ``projected``
+    (``CompiledPlan.projected``; see the module docstring)."""
+    return float(PLAN_ROWS * projected)
+
+
+def _refusal(cost: Cost, planning: float, steps: int, limit: int) -> SelectionCostError:
+    """The one-line refusal: the total, its costliest term and the planning share."""
+    parts = ["estimated from the degrees of its entities"]
+    if cost.worst:
+        worst = cost.worst if len(cost.worst) <= 60 else cost.worst[:57] + "..."
+        parts.append(f"costliest term {worst} ~{cost.worst_rows:,.0f}")
+    if planning:
+        parts.append(f"planning its {steps:,} set-operation steps ~{planning:,.0f}")
+    return SelectionCostError(
+        f"the selection would expand about {cost.rows:,.0f} rows ({'; '.join(parts)}); the "
+        f"limit is {limit:,} (GUIDEDRAG_MAX_SELECTION_COST): use fewer or shallower "
+        f"hop()/khop()/near() terms, chain one operator (a - b - c is one step, a - (b ^ c) "
+        f"two), start from less connected entities, or raise the limit"
+    )

@@ -18,7 +18,7 @@ from neo4j import Driver
 from guidedrag_graph import templates as T
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.errors import SelectionError
+from guidedrag_graph.errors import SelectionCostError, SelectionError
 from guidedrag_graph.read_deadline import budgeted
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import nodes as A
@@ -131,7 +131,12 @@ class Selector:
         empty = static_empty(expr, res.reasons)
         if empty is None:
             check_cost(
-                self.settings, expr, resolved, self.resolver.cost_stats
+                self.settings,
+                expr,
+                resolved,
+                self.resolver.cost_stats,
+                steps=plan.steps,
+                projected=plan.projected,
             )  # refused here, before the query is sent
         warnings = tuple(r for r in res.reasons.values() if empty is None or r != empty)
         warnings += tuple(res.partial)
@@ -176,6 +181,15 @@ class Selector:
         plan = compile_plan(
             prep.expr, prep.resolved, self.schema, hop_cap=self.settings.hop_cap, force_sets=True
         )
+        # Sizes mode writes every node as its own step: its planning is checked on its own.
+        check_cost(
+            self.settings,
+            prep.expr,
+            prep.resolved,
+            self.resolver.cost_stats,
+            steps=plan.steps,
+            projected=plan.projected,
+        )
         rows = self._read(plan.sizes_query(self.schema, order), plan.params)
         sizes = dict(zip(order, rows[0]["sizes"], strict=True))
         flags = dict(zip(order, rows[0]["truncated"], strict=True))
@@ -187,12 +201,19 @@ class Selector:
 
     @budgeted
     def explain_empty(self, expr: A.Expr | str | PreparedSelection) -> EmptySelection | None:
-        """After a run found no chunk: which term made it empty, or None if it is not empty.
-        A prepared selection (the one that ran) is not resolved again."""
+        """After a run found no chunk: which term made it empty, or None if it is not empty
+        (or when the per-term sizes query would cost more than GUIDEDRAG_MAX_SELECTION_COST:
+        it writes every node as its own step, so a long chain that ran as one clause may be
+        refused there; the empty result stands, unexplained). A prepared selection (the one
+        that ran) is not resolved again."""
         prep = self._prepared(expr)
         if prep.empty is not None:
             return prep.empty
-        return explain(prep.expr, self.sizes(prep), prep.warnings)
+        try:
+            sizes = self.sizes(prep)
+        except SelectionCostError:
+            return None
+        return explain(prep.expr, sizes, prep.warnings)
 
     def _prepared(self, expr: A.Expr | str | PreparedSelection) -> PreparedSelection:
         return expr if isinstance(expr, PreparedSelection) else self.prepare(expr)

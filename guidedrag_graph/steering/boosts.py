@@ -60,9 +60,6 @@ def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
     kept: PreparedTiers | None = cache.get(key)
     if kept is not None:
         return kept
-    check_cost(
-        selector.settings, expr, resolved, selector.resolver.cost_stats
-    )  # before the tiers' query is sent
     compiled = compile_plan(
         expr,
         resolved,
@@ -71,6 +68,14 @@ def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
         by_entities=True,
         walk=selector.graph.tier_walk,
     )
+    check_cost(
+        selector.settings,
+        expr,
+        resolved,
+        selector.resolver.cost_stats,
+        steps=compiled.steps,
+        projected=compiled.projected,
+    )  # before the tiers' query is sent
     prepared = PreparedTiers(compiled.selection(selector.schema), None, expr, expr.to_text())
     cache.put(key, prepared)
     return prepared
