@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,6 +47,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "neo4j_server" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.neo4j)
+
+
+_SAMPLE_LOADS: list[float] = []
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How often the sample KB was (re)loaded, and what that cost: a test that leaves the
+    sample changed, or a module order that wipes it between readers, shows up here."""
+    if _SAMPLE_LOADS:
+        terminalreporter.write_line(
+            f"sample KB loaded {len(_SAMPLE_LOADS)} time(s), {sum(_SAMPLE_LOADS):.1f} s in all"
+        )
 
 
 @pytest.fixture(scope="session")
@@ -188,8 +201,10 @@ def sample_db(driver: Driver, settings: Settings) -> Driver:
     """
     bundle = sample_bundle()
     if not _sample_is_loaded(driver, bundle):
+        started = time.monotonic()
         wipe(driver)
         load_bundle(driver, settings, PRESETS["guidedrag"], bundle, migrate=True)
+        _SAMPLE_LOADS.append(time.monotonic() - started)
     return driver
 
 
