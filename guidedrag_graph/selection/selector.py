@@ -22,7 +22,8 @@ from guidedrag_graph.errors import SelectionCostError, SelectionError
 from guidedrag_graph.read_deadline import budgeted
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import nodes as A
-from guidedrag_graph.selection.compiler import CompiledSelection, compile_plan
+from guidedrag_graph.selection.compiled import CompiledSelection
+from guidedrag_graph.selection.compiler import compile_plan
 from guidedrag_graph.selection.cost import check_cost
 from guidedrag_graph.selection.explain import SizeNode, explain, static_empty
 from guidedrag_graph.selection.limits import Limits, check
