@@ -132,10 +132,10 @@ def musique(
 
 
 def echo(text: str, nl: bool = True) -> None:
-    """``click.echo`` of text that holds names read from the database (labels, types, keys,
-    index names): each line through ``printable``, so no control character, escape sequence
-    or line break in a name reaches the terminal or fakes a line of output."""
-    click.echo("\n".join(printable(line) for line in text.split("\n")), nl=nl)
+    """``click.echo`` of one line that holds names read from the database (labels, types,
+    keys, index names), through ``printable``: no control character, escape sequence or line
+    break in a name reaches the terminal or fakes a line of output."""
+    click.echo(printable(text), nl=nl)
 
 
 # --- existing graphs: kb inspect / kb adopt (docs/existing-kgs.md) ---------------------------
@@ -167,7 +167,7 @@ def inspect_cmd(out: Path | None, sample: int, as_json: bool) -> None:
         [
             "Schema mapping proposed by `guidedrag kb inspect`: check every guess, then use it",
             "with --schema FILE or GUIDEDRAG_SCHEMA_FILE=FILE (see docs/existing-kgs.md).",
-            *(f"note: {note}" for note in notes),
+            *(f"note: {printable(note)}" for note in notes),
         ]
     )
     text = to_toml(mapping_document(proposed), header)
@@ -214,7 +214,7 @@ def inspect_cmd(out: Path | None, sample: int, as_json: bool) -> None:
             )
     elif not as_json:
         echo("")
-        echo(text, nl=False)
+        click.echo(text, nl=False)  # to_toml escapes every value and note already
 
 
 @kb.command("adopt")
