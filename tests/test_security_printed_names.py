@@ -21,7 +21,7 @@ from guidedrag_graph.cli.failure import explain
 from guidedrag_graph.cli.mcp_server import build_server
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.identifiers import escape_identifier, printable, quote_name
+from guidedrag_graph.identifiers import escape_identifier
 from guidedrag_graph.migrate import migrate
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.schema import PRESETS
@@ -31,6 +31,8 @@ from tests.conftest import wipe
 
 HOSTILE_TYPE = "IS_CURRENCY_OF\nCREATE (:Pwned {via: 'browser-script'});\n//"
 HOSTILE_LABEL = "Evil\x1b]0;owned\x07\nfitting preset: langchain"
+# How quote_name prints it (tests import nothing new, so they run, and fail, on the old code).
+QUOTED_TYPE = "'IS_CURRENCY_OF\\x0aCREATE (:Pwned {via: \\'browser-script\\'});\\x0a//'"
 EXPRESSION = "hop('Julius Caesar', ['IS_CURRENCY_OFX'])"
 # Characters that end a line or drive a terminal; none may be printed raw.
 RAW = ("\x1b", "\x07", "\x9b", "\u2028", "\u2029", "\u202e", "\r")
@@ -70,7 +72,7 @@ def assert_no_injected_statement(script: str) -> None:
     for line in script.splitlines():
         if "Pwned" in line or "CREATE" in line:
             assert line.startswith("//"), f"a statement escaped its comment: {line!r}"
-    assert quote_name(HOSTILE_TYPE) in script  # ... quoted: 'IS_CURRENCY_OF\x0aCREATE ...'
+    assert QUOTED_TYPE in script  # ... quoted, its newlines escaped
     assert not any(ch in script for ch in RAW)
 
 
@@ -95,7 +97,7 @@ def test_mcp_cypher_tool_keeps_a_hostile_suggested_type_inside_its_comment(
 def test_select_suggestions_are_quoted(runner: CliRunner) -> None:
     result = runner.invoke(cli, ["select", EXPRESSION])
     assert result.exit_code == 0, result.output
-    assert quote_name(HOSTILE_TYPE) in result.output
+    assert QUOTED_TYPE in result.output
     assert not any(line.startswith("CREATE") for line in result.output.splitlines())
 
 
@@ -107,7 +109,7 @@ def test_kb_inspect_escapes_labels_read_from_the_graph(runner: CliRunner) -> Non
     # The label's newline cannot fake the verdict line: only the real one starts so.
     verdicts = [ln for ln in result.output.splitlines() if ln.startswith("fitting preset:")]
     assert len(verdicts) == 1, verdicts
-    assert printable(HOSTILE_LABEL) in result.output  # shown, escaped
+    assert "Evil\\x1b]0;owned\\x07\\x0afitting preset: langchain" in result.output  # escaped
     # The relationship listing names the hostile type escaped, on one line.
     assert not any(ln.startswith("CREATE") for ln in result.output.splitlines())
 
@@ -120,6 +122,9 @@ def test_error_lines_escape_control_characters() -> None:
 
 
 def test_quote_name_and_printable_leave_no_line_break() -> None:
+    from guidedrag_graph.identifiers import printable, quote_name
+
+    assert quote_name(HOSTILE_TYPE) == QUOTED_TYPE
     for name in (HOSTILE_TYPE, HOSTILE_LABEL, "a\u2028b\u0085c\u202ed", "it's \\ fine"):
         quoted = quote_name(name)
         assert len(quoted.splitlines()) == 1 and quoted.startswith("'") and quoted.endswith("'")
