@@ -82,7 +82,7 @@ def embed_entities(batch_size: int, no_progress: bool, as_json: bool) -> None:
     verb = "created" if report.vector_index_created else "uses"
     click.echo(f"{verb} the entity-name vector index {report.vector_index_name}")
     for note in report.notes:
-        click.echo(f"note: {note}")
+        click.echo(printable(f"note: {note}"))
 
 
 @click.group()
@@ -253,7 +253,7 @@ def adopt_cmd(preset: str | None, drop: bool, no_progress: bool, as_json: bool) 
         echo_json(report.to_dict())
         return
     for line in report.lines() or ["nothing to do"]:
-        click.echo(line)
+        echo(line)  # index names and notes read from the graph
 
 
 @kb.command("wipe")

@@ -142,11 +142,11 @@ def select(expression: str, as_json: bool, max_ids: int) -> None:
         )
         return
     click.echo("   size  selection")
-    click.echo(tree.render())
+    click.echo("\n".join(printable(line) for line in tree.render().split("\n")))
     for warning in prep.warnings:
-        click.echo(f"note: {warning.message}")
+        click.echo(printable(f"note: {warning.message}"))
     if empty is not None:
-        click.echo(f"empty ({empty.kind}): {empty.message}")
+        click.echo(printable(f"empty ({empty.kind}): {empty.message}"))
         return
     if tree.truncated:
         click.echo(f"note: a hop hit the cap of {settings.hop_cap} entities; the set is partial")
