@@ -73,8 +73,7 @@ def _print_retrieval(result: RetrievalResult, *, explain: bool) -> None:
         click.echo(
             "linked: "
             + ", ".join(
-                f"{quote_name(str(n['span']))} -> {quote_name(str(n['entity']))} ({n['match']})"
-                for n in result.linked
+                printable(f"{n['span']!r} -> {n['entity']} ({n['match']})") for n in result.linked
             )
         )
     if result.tier_sizes:

@@ -11,7 +11,7 @@ from guidedrag_graph import templates
 from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.identifiers import escape_identifier, printable, quote_name
+from guidedrag_graph.identifiers import escape_identifier, printable
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import Selector, parse
 from guidedrag_graph.selection.limits import Limits
@@ -165,12 +165,8 @@ def auto_script(result: RetrievalResult) -> str:
     ]
     lines.append(comment(f"selection: {result.selection_text or 'all()'}"))
     for linked in result.linked:
-        lines.append(
-            comment(
-                f"linked: {quote_name(str(linked['span']))} -> "
-                f"{quote_name(str(linked['entity']))} ({linked['match']})"
-            )
-        )
+        span, entity, match = linked["span"], linked["entity"], linked["match"]
+        lines.append(comment(f"linked: {span!r} -> {entity} ({match})"))
     if result.tier_sizes:
         sizes = ", ".join(f"{name} {n}" for name, n in result.tier_sizes.items())
         lines.append(comment(f"tiers (chunks): {sizes}"))
