@@ -226,7 +226,7 @@ def rank_similar(
 
     Bounded whatever the input (a suggestion is a courtesy, never a cost): names are compared
     on their first ``SIMILAR_CHARS`` characters, at most ``SIMILAR_CANDIDATES`` candidates
-    (in name order) are looked at, difflib runs only where the length ratio and its cheap
+    (those nearest in length) are looked at, difflib runs only where the length ratio and its cheap
     upper bounds leave a match of 0.6 possible, and comparing stops after
     ``SIMILAR_BUDGET_S`` seconds. Ordinary names and graphs stay far inside these caps, so
     their suggestions are the same as without them."""
@@ -236,7 +236,9 @@ def rank_similar(
     matcher.set_seq1(target)  # a = the name, b = each candidate: the ratio as before the caps
     scored: list[tuple[int, float, str]] = []
     deadline = time.monotonic() + SIMILAR_BUDGET_S
-    for cand in sorted(candidates)[:SIMILAR_CANDIDATES]:
+    # Over the cap, the candidates nearest in length are kept (they can score highest).
+    nearest = sorted(candidates, key=lambda c: (abs(len(c) - len(name)), c))
+    for cand in nearest[:SIMILAR_CANDIDATES]:
         if time.monotonic() > deadline:
             break
         folded = cand.casefold()[:SIMILAR_CHARS]
