@@ -97,7 +97,7 @@ def _where() -> str:
     try:
         from guidedrag_graph.config import Settings, redact_uri
 
-        return f" at {redact_uri(Settings().neo4j_uri)}"
+        return f" at {printable(redact_uri(Settings().neo4j_uri))}"
     except Exception:
         return ""
 
@@ -217,7 +217,7 @@ def explain(exc: BaseException) -> tuple[str, int]:
             return driver, USER_ERROR
         if isinstance(exc, OSError) and exc.strerror:
             where = f": {exc.filename}" if exc.filename else ""
-            return f"{exc.strerror}{where}", USER_ERROR
+            return printable(f"{exc.strerror}{where}"), USER_ERROR
         if isinstance(exc, RecursionError):
             return (
                 "the input is nested too deeply to process: simplify it (fewer nested terms)",
