@@ -14,6 +14,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.identifiers import mask_credentials
 from guidedrag_graph.schema import identifier_problem
 from guidedrag_graph.vocabulary import SchemaPreset, Steering, Tagger
 
@@ -26,7 +27,8 @@ def _default_cache_dir() -> Path:
     return Path.home() / ".cache" / "guidedrag"
 
 
-# Settings that become index or constraint names in Cypher text.
+# Settings that become index or constraint names in Cypher text, and their longest value.
+MAX_NAME_SETTING = 200
 _NAME_FIELDS = (
     "vector_index_name", "entity_fulltext_index_name", "index_prefix", "entity_vector_index_name",
 )  # fmt: skip
@@ -193,6 +195,11 @@ class Settings(BaseSettings):
     @classmethod
     def _printable_name(cls, value: str) -> str:
         """Index names and the prefix become identifiers: checked when read, before any query."""
+        if isinstance(value, str) and len(value) > MAX_NAME_SETTING:
+            raise ValueError(
+                f"is {len(value):,} characters long; an index or prefix name is at most "
+                f"{MAX_NAME_SETTING}"
+            )
         problem = identifier_problem(value) if isinstance(value, str) else None
         if problem is not None:
             raise ValueError(problem)
@@ -235,12 +242,12 @@ def redact_uri(uri: str) -> str:
         parts = urlsplit(uri)
     except ValueError:
         shown = "****@" + uri.rsplit("@", 1)[1] if "@" in uri else uri
-        return shown.split("?", 1)[0] + ("?****" if "?" in shown else "")
+        return mask_credentials(shown.split("?", 1)[0] + ("?****" if "?" in shown else ""))
     if parts.query or parts.fragment:  # ?password=... is as secret as user:password@
         parts = parts._replace(query="****" if parts.query else "", fragment="")
     if "@" in parts.netloc:
         parts = parts._replace(netloc="****@" + parts.netloc.rsplit("@", 1)[1])
-    return urlunsplit(parts)
+    return mask_credentials(urlunsplit(parts))
 
 
 def env_name(field: str) -> str:

@@ -55,6 +55,64 @@ def escape_identifier(name: str, source: str = "identifier") -> str:
     return "`" + name.replace("\\", _BACKSLASH).replace("`", "``") + "`"
 
 
+# What a terminal or a Cypher comment must never receive raw: C0/C1 controls (newlines, ESC that
+# starts ANSI/OSC sequences), the line and paragraph separators, bidirectional overrides and
+# isolates (trojan source) and lone surrogates (unprintable, unencodable).
+_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal and for one line: every control character (newline, ESC
+    of an ANSI/OSC sequence, C1), line separator, bidirectional override and lone surrogate
+    written as its ``\\xNN``/``\\uNNNN`` escape. What the database or a user supplies passes
+    through here before it is printed (``kb inspect``, every ``error:`` line), so no name can
+    move the cursor, retitle the terminal or fake a line of output.
+
+    >>> printable("a\\nfitting preset: x\\x1b]0;t\\x07")
+    'a\\\\x0afitting preset: x\\\\x1b]0;t\\\\x07'
+    """
+    return _UNPRINTABLE.sub(_escaped, text)
+
+
+# A credential written as key=value anywhere (``bolt://h;password=x``, ``bolt://h password=x``,
+# a connection string): the value is masked whatever precedes the key.
+_KEY_VALUE = re.compile(
+    r"(?i)\b(password|passwd|pwd|secret|token|api[_-]?key|credentials?)"
+    r"(\s*=\s*)(?:'[^']*'|\"[^\"]*\"|[^\s;&,'\")]+)"
+)
+
+
+def mask_credentials(text: str) -> str:
+    """``text`` with the value of every ``password=...`` (and ``token=``, ``secret=`` ...)
+    masked: a URI written ``bolt://h;password=x`` or ``bolt://h password=x`` must not echo
+    its secret into an error line or a traceback (``redact_uri`` and the CLI's ``redact``
+    handle ``user:pass@`` and ``?query`` and then this).
+
+    >>> mask_credentials("bolt://h:7687;password=s3cret x")
+    'bolt://h:7687;password=**** x'
+    """
+    return _KEY_VALUE.sub(r"\1\2****", text)
+
+
+def quote_name(name: str) -> str:
+    """A name from the database or the user as printed inside a Cypher comment, a Browser
+    script or a suggestion list: single-quoted, backslashes and quotes escaped, and every
+    character that could end the comment's line (``printable``) escaped. The counterpart of
+    ``escape_identifier`` for names that are shown rather than run.
+
+    >>> quote_name("IS_CURRENCY_OF\\nCREATE (:Pwned);")
+    "'IS_CURRENCY_OF\\\\x0aCREATE (:Pwned);'"
+    """
+    return "'" + printable(name.replace("\\", "\\\\").replace("'", "\\'")) + "'"
+
+
 def identifier_problem(name: str) -> str | None:
     """Why ``name`` may not be written as a label, type, key or index name by a person (a
     mapping file, preset or setting), or ``None``: checked when the name is read, so a bad one

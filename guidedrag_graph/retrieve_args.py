@@ -81,7 +81,8 @@ class RetrieveArgs(BaseModel):
 
 
 def check_question(question: object, settings: Settings) -> str:
-    """``question`` if it is text no longer than ``GUIDEDRAG_MAX_QUESTION`` characters."""
+    """``question`` if it is text no longer than ``GUIDEDRAG_MAX_QUESTION`` characters that
+    UTF-8 can carry (a lone surrogate would fail inside the embedder or the driver)."""
     if not isinstance(question, str):
         raise ConfigurationError(
             f"question must be text, not {type(question).__name__}: pass a str"
@@ -92,6 +93,13 @@ def check_question(question: object, settings: Settings) -> str:
             f"{settings.max_question:,}: shorten it (put long context in the KB, not the question) "
             f"or raise the setting"
         )
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ConfigurationError(
+            f"question is not valid text: U+{ord(question[exc.start]):04X} at index {exc.start} "
+            f"is a lone surrogate (undecodable input bytes?); pass UTF-8 text"
+        ) from None
     return question
 
 
@@ -124,18 +132,30 @@ def check_query_vector(vector: object, dimensions: int | None) -> np.ndarray | N
     # One dot product answers both checks below for any usable vector (finite and > 0 only if
     # every element is finite and one is not zero); numpy's calls are most of this function's
     # cost on a retrieval's path, so the element-wise checks run only to name a problem.
-    square = float(np.dot(array, array))
+    with np.errstate(over="ignore", under="ignore"):  # judged below, not warned about
+        square = float(np.dot(array, array))
     if not (math.isfinite(square) and square > 0.0):
         if not np.all(np.isfinite(array)):
             raise ConfigurationError(f"query_vector holds NaN or infinity: {fix}")
         if not np.any(array):
             raise ConfigurationError(f"query_vector is all zeros (no direction to rank by): {fix}")
+    # The index and Neo4j's cosine work in float32: 1e308 overflows it, 1e-320 (subnormal)
+    # rounds to zero, and either would come back as Neo4j's raw error.
+    with np.errstate(over="ignore", under="ignore"):
+        single = array.astype(np.float32)
+        norm = float(np.dot(single, single))
+    if not (math.isfinite(norm) and norm > 0.0) or not np.all(np.isfinite(single)):
+        raise ConfigurationError(
+            "query_vector's values are too large or too small for float32 (its squared norm "
+            f"{square:.3g} must lie between about 1e-38 and 3e38): {fix} (a normalised "
+            "embedding always fits)"
+        )
     if dimensions is not None and array.size != dimensions:
         raise ConfigurationError(
             f"query_vector has {array.size} dimensions but the vector index holds {dimensions}-d "
             f"vectors: embed the question with the model that embedded the chunks"
         )
-    return array.astype(np.float32)
+    return single
 
 
 # (index name) -> (expires, dimensions), per driver: SHOW INDEXES once a minute, not per question.

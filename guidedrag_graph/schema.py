@@ -25,6 +25,7 @@ from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.identifiers import ELEMENT_ID as ELEMENT_ID
 from guidedrag_graph.identifiers import escape_identifier as escape_identifier
 from guidedrag_graph.identifiers import identifier_problem as identifier_problem
+from guidedrag_graph.identifiers import printable
 from guidedrag_graph.schema_mapping import Direction as Direction
 from guidedrag_graph.schema_mapping import IdKey as IdKey
 from guidedrag_graph.schema_mapping import Key as Key
@@ -267,15 +268,28 @@ def mapping_document(schema: SchemaMapping) -> dict[str, Any]:
     return out
 
 
+def _toml_string(value: Any) -> str:
+    """A value as a TOML basic string (JSON's escapes are TOML's), with the characters JSON
+    leaves raw that a terminal would act on (C1 controls, DEL, line separators, bidirectional
+    overrides) written ``\\uXXXX`` too."""
+    text = json.dumps(value, ensure_ascii=False)
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
 def to_toml(document: dict[str, Any], header: str = "") -> str:
     """Mapping-file tables as TOML (string values only; the standard library cannot write it)."""
-    lines = [f"# {line}" if line else "#" for line in header.splitlines()]
+    # A TOML comment may hold no control character: a note naming a label read from the graph
+    # is written escaped (``printable``), so it can neither end the comment nor the file.
+    lines = [f"# {printable(line)}" if line else "#" for line in header.splitlines()]
     for section, table in document.items():
         if lines:
             lines.append("")
         lines.append(f"[{section}]")
         for key, value in table.items():
-            lines.append(f"{key} = {json.dumps(value, ensure_ascii=False)}")
+            lines.append(f"{key} = {_toml_string(value)}")
     return "\n".join(lines) + "\n"
 
 

@@ -164,7 +164,7 @@ def test_unknown_relation_types_and_documents(selector: Selector) -> None:
         "unknown_relation_type",
         "hop('Rome', ['FOUGHT_ON', 'BORN_IN'])",
         "unknown relation type(s) 'FOUGHT_ON': the graph has no such relationships; "
-        "did you mean FOUGHT_IN?",
+        "did you mean 'FOUGHT_IN'?",
         ("FOUGHT_IN",),
     )
     # an unknown start entity is what is reported, before its relation types are asked

@@ -19,6 +19,7 @@ from guidedrag_graph.cli.common import (
 )
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.identifiers import printable, quote_name
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.vocabulary import PATHS, QUESTION_TYPES, RANKERS, STEERINGS, TAGGERS
 
@@ -55,31 +56,33 @@ def _print_chunks(result: RetrievalResult, *, width: int = 110) -> None:
         member = "" if chunk.in_selection is None else (" sel" if chunk.in_selection else " U  ")
         if result.steering == "auto" and result.tier_sizes:
             member = f" {chunk.tier or 'U'}+{chunk.boost:g}"
-        title = chunk.document_title or chunk.document_id or "?"
+        title = printable(str(chunk.document_title or chunk.document_id or "?"))
         click.echo(
             f"  {rank:>2}. {_shown_id(chunk.id, chunk.short_id):<28} cos={chunk.cosine:.4f} "
             f"score={chunk.score:.4f}{member}  [{title}]"
         )
-        text = " ".join(chunk.text.split())
+        text = printable(" ".join(chunk.text.split()))
         click.echo(f"      {text[: width - 6]}{'…' if len(text) > width - 6 else ''}")
 
 
 def _print_retrieval(result: RetrievalResult, *, explain: bool) -> None:
     selection = result.selection_text or "all() — every chunk (base RAG)"
     size = "all" if result.selection_size is None else str(result.selection_size)
-    click.echo(f"selection: {selection}  ({size} chunks)")
+    click.echo(printable(f"selection: {selection}  ({size} chunks)"))
     if result.linked:
         click.echo(
             "linked: "
-            + ", ".join(f"{n['span']!r} -> {n['entity']} ({n['match']})" for n in result.linked)
+            + ", ".join(
+                printable(f"{n['span']!r} -> {n['entity']} ({n['match']})") for n in result.linked
+            )
         )
     if result.tier_sizes:
         sizes = ", ".join(f"{name} {n}" for name, n in result.tier_sizes.items())
         click.echo(f"tiers (chunks): {sizes}")
     if result.empty is not None:
-        click.echo(f"abstained: {result.empty.message}")
+        click.echo(printable(f"abstained: {result.empty.message}"))
         if result.empty.suggestions:
-            click.echo(f"  did you mean: {', '.join(result.empty.suggestions)}")
+            click.echo(f"  did you mean: {', '.join(map(quote_name, result.empty.suggestions))}")
         return
     click.echo(
         f"ranker: {result.ranker}   path: {result.path}   steering: {result.steering}   "
@@ -87,7 +90,7 @@ def _print_retrieval(result: RetrievalResult, *, explain: bool) -> None:
     )
     _print_chunks(result)
     for note in result.notes:
-        click.echo(f"note: {note}")
+        click.echo(printable(f"note: {note}"))
     if explain:
         click.echo("\n-- Cypher (ranking) --")
         click.echo(result.cypher)

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 import click
 
+from guidedrag_graph.identifiers import mask_credentials, printable
+
 # Exit codes: 2 for anything the user can fix (click uses 2 for usage errors too), 1 for a bug.
 USER_ERROR = 2
 BUG = 1
@@ -23,19 +25,38 @@ _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@'\"]+@")
 
 _QUERY = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s?'\"]*)\?[^\s'\"]*")
 
+# The longest run without a space an error line shows: a 70k-character setting or name is cut,
+# its length said, so the line stays readable and the value is not echoed in full.
+LONGEST_WORD = 200
+
 
 def redact(text: str) -> str:
-    """``text`` with the userinfo and query string of every URI in it masked (driver messages
-    echo the URI; ``?password=...`` is as secret as ``user:password@``)."""
-    return _QUERY.sub(r"\1?****", _USERINFO.sub(r"\1****@", text))
+    """``text`` with the credentials of every URI in it masked: userinfo (``user:pass@``), the
+    query string (``?password=...``) and any ``password=...`` (``;password=``, `` password=``)
+    — driver messages and tracebacks echo the URI."""
+    text = _USERINFO.sub(r"\1****@", text)
+    text = _QUERY.sub(r"\1?****", text)
+    return mask_credentials(text)
+
+
+def _clipped(word: str) -> str:
+    if len(word) <= LONGEST_WORD:
+        return word
+    return f"{word[: LONGEST_WORD - 20]}…({len(word):,} characters)"
 
 
 def one_line(text: str) -> str:
-    return " ".join(redact(text).split())
+    """``text`` as one safe line: credentials masked, whitespace runs (newlines too) made one
+    space, any other control character, escape sequence or bidirectional override escaped
+    (``printable``), and words over ``LONGEST_WORD`` characters cut."""
+    return printable(" ".join(_clipped(word) for word in redact(text).split()))
 
 
 def print_traceback() -> None:
-    traceback.print_exc(file=sys.stderr)
+    """The current exception's traceback (``GUIDEDRAG_DEBUG=1``), credentials masked like the
+    one-line error's: exception messages and frames' text echo the URI."""
+    text = "".join(traceback.format_exc())
+    sys.stderr.write("\n".join(printable(redact(line)) for line in text.split("\n")))
 
 
 def undecodable_argument(args: Sequence[str]) -> str | None:
@@ -76,7 +97,7 @@ def _where() -> str:
     try:
         from guidedrag_graph.config import Settings, redact_uri
 
-        return f" at {redact_uri(Settings().neo4j_uri)}"
+        return f" at {printable(redact_uri(Settings().neo4j_uri))}"
     except Exception:
         return ""
 
@@ -181,7 +202,7 @@ def explain(exc: BaseException) -> tuple[str, int]:
 
     if isinstance(exc, SelectionSyntaxError):
         # The caret under the expression is worth its two extra lines.
-        return redact(str(exc)), USER_ERROR
+        return "\n".join(printable(redact(line)) for line in str(exc).split("\n")), USER_ERROR
     if isinstance(exc, GuidedRAGError):
         return one_line(str(exc)), USER_ERROR
     if isinstance(exc, UnicodeError):
@@ -196,7 +217,7 @@ def explain(exc: BaseException) -> tuple[str, int]:
             return driver, USER_ERROR
         if isinstance(exc, OSError) and exc.strerror:
             where = f": {exc.filename}" if exc.filename else ""
-            return f"{exc.strerror}{where}", USER_ERROR
+            return printable(f"{exc.strerror}{where}"), USER_ERROR
         if isinstance(exc, RecursionError):
             return (
                 "the input is nested too deeply to process: simplify it (fewer nested terms)",

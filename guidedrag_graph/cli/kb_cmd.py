@@ -11,6 +11,7 @@ from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, sch
 from guidedrag_graph.cli.load_cmd import with_overrides
 from guidedrag_graph.cli.schema_option import schema_option
 from guidedrag_graph.errors import GuidedRAGError
+from guidedrag_graph.identifiers import printable, quote_name
 from guidedrag_graph.kb.stats import kb_stats
 from guidedrag_graph.vocabulary import LOADABLE_PRESETS, SCHEMA_PRESETS
 
@@ -42,13 +43,15 @@ def stats(preset: str | None, relation_mode: str | None, as_json: bool) -> None:
         "relations",
         "relation_types",
     ):
-        click.echo(f"{key:<26}{data[key]}")
+        click.echo(printable(f"{key:<26}{data[key]}"))
     if data["top_relation_types"]:
-        top = ", ".join(f"{t['type']} ({t['count']})" for t in data["top_relation_types"])
+        top = ", ".join(
+            f"{quote_name(str(t['type']))} ({t['count']})" for t in data["top_relation_types"]
+        )
         click.echo(f"{'top relation types':<26}{top}")
     click.echo("indexes:")
     for index in data["indexes"]:
-        click.echo(
+        echo(
             f"  {index['name']:<36}{index['type']:<10}{index['state']:<10}"
             f"{index['population_percent']:>6.1f}%  {index['on']}"
         )
@@ -79,7 +82,7 @@ def embed_entities(batch_size: int, no_progress: bool, as_json: bool) -> None:
     verb = "created" if report.vector_index_created else "uses"
     click.echo(f"{verb} the entity-name vector index {report.vector_index_name}")
     for note in report.notes:
-        click.echo(f"note: {note}")
+        click.echo(printable(f"note: {note}"))
 
 
 @click.group()
@@ -128,6 +131,13 @@ def musique(
         click.echo(line)
 
 
+def echo(text: str, nl: bool = True) -> None:
+    """``click.echo`` of one line that holds names read from the database (labels, types,
+    keys, index names), through ``printable``: no control character, escape sequence or line
+    break in a name reaches the terminal or fakes a line of output."""
+    click.echo(printable(text), nl=nl)
+
+
 # --- existing graphs: kb inspect / kb adopt (docs/existing-kgs.md) ---------------------------
 @kb.command("inspect")
 @click.option(
@@ -157,7 +167,7 @@ def inspect_cmd(out: Path | None, sample: int, as_json: bool) -> None:
         [
             "Schema mapping proposed by `guidedrag kb inspect`: check every guess, then use it",
             "with --schema FILE or GUIDEDRAG_SCHEMA_FILE=FILE (see docs/existing-kgs.md).",
-            *(f"note: {note}" for note in notes),
+            *(f"note: {printable(note)}" for note in notes),
         ]
     )
     text = to_toml(mapping_document(proposed), header)
@@ -172,41 +182,39 @@ def inspect_cmd(out: Path | None, sample: int, as_json: bool) -> None:
             }
         )
     else:
-        click.echo("labels:")
+        echo("labels:")
         for label, count in layout.labels.items():
             keys = ", ".join(p.key for p in layout.properties.get(label, []))
-            click.echo(f"  :{label:<28}{count:>10,}  {keys}")
-        click.echo("relationships (sampled):")
+            echo(f"  :{label:<28}{count:>10,}  {keys}")
+        echo("relationships (sampled):")
         for a, rtype, b, n in layout.relationships:
-            click.echo(f"  ({':'.join(a)})-[:{rtype}]->({':'.join(b)})  {n:,}")
-        click.echo("indexes:")
+            echo(f"  ({':'.join(a)})-[:{rtype}]->({':'.join(b)})  {n:,}")
+        echo("indexes:")
         for index in layout.indexes:
             on = ", ".join(index["properties"] or [])
             labels = ":".join(index["labels"] or [])
-            click.echo(f"  {index['name']:<32}{index['type']:<10}:{labels}({on})")
-        click.echo(
+            echo(f"  {index['name']:<32}{index['type']:<10}:{labels}({on})")
+        echo(
             "configured mapping: "
             + ("fits this graph" if current is None else f"does not fit: {current}")
         )
         if preset is not None:
-            click.echo(
-                f"fitting preset: {preset} — adopt with `guidedrag kb adopt --preset {preset}`"
-            )
+            echo(f"fitting preset: {preset} — adopt with `guidedrag kb adopt --preset {preset}`")
         else:
-            click.echo(
+            echo(
                 "fitting preset: none — write the mapping below to a file (--out mapping.toml), "
                 "check it, then `guidedrag kb adopt --schema mapping.toml`"
             )
     if out is not None:
         out.write_text(text, encoding="utf-8")
         if not as_json:
-            click.echo(
+            echo(
                 f"wrote the proposed mapping to {out}; review it, then: "
                 f"guidedrag kb adopt --schema {out}"
             )
     elif not as_json:
-        click.echo("")
-        click.echo(text, nl=False)
+        echo("")
+        click.echo(text, nl=False)  # to_toml escapes every value and note already
 
 
 @kb.command("adopt")
@@ -245,7 +253,7 @@ def adopt_cmd(preset: str | None, drop: bool, no_progress: bool, as_json: bool) 
         echo_json(report.to_dict())
         return
     for line in report.lines() or ["nothing to do"]:
-        click.echo(line)
+        echo(line)  # index names and notes read from the graph
 
 
 @kb.command("wipe")

@@ -11,6 +11,7 @@ from guidedrag_graph import templates
 from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.identifiers import escape_identifier, printable
 from guidedrag_graph.schema import SchemaMapping
 from guidedrag_graph.selection import Selector, parse
 from guidedrag_graph.selection.limits import Limits
@@ -35,18 +36,28 @@ def cypher_literal(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(cypher_literal(v) for v in value) + "]"
     if isinstance(value, dict):
-        items = ", ".join(f"`{k}`: {cypher_literal(v)}" for k, v in value.items())
+        items = ", ".join(
+            f"{escape_identifier(str(k), 'a map key')}: {cypher_literal(v)}"
+            for k, v in value.items()
+        )
         return "{" + items + "}"
     raise click.ClickException(f"cannot write {type(value).__name__} as a Cypher literal")
 
 
+def comment(text: str) -> str:
+    """A ``//`` line of a Browser script: whatever ``text`` holds (a selection, a question, a
+    message naming types read from the database), nothing in it can end the line and start a
+    statement — every control character and line separator is escaped (``printable``)."""
+    return "// " + printable(text)
+
+
 def browser_script(prep: PreparedSelection, schema: SchemaMapping) -> str:
     """`:param` lines plus the query (ids, titles, text; no vectors), to paste into Browser."""
-    lines = [f"// selection: {prep.text}"]
+    lines = [comment(f"selection: {prep.text}")]
     if prep.empty is not None:
-        lines.append(f"// empty: {prep.empty.kind}: {prep.empty.message}")
+        lines.append(comment(f"empty: {prep.empty.kind}: {prep.empty.message}"))
     for warning in prep.warnings:
-        lines.append(f"// note: {warning.message}")
+        lines.append(comment(f"note: {warning.message}"))
     for name, value in sorted(prep.compiled.params.items()):
         lines.append(f":param {name} => {cypher_literal(value)};")
     query = templates.query("selection_chunks", schema, selection=prep.compiled.cypher)
@@ -70,11 +81,11 @@ def question_script(
     question's vector, ``fetch_k``, the index name, and ``sel_chunk_ids`` = the selection resolved
     to ids), so each of those files runs on this question after these lines.
     """
-    lines = [f"// selection: {prep.text}", f"// question: {' '.join(question.split())}"]
+    lines = [comment(f"selection: {prep.text}"), comment(f"question: {' '.join(question.split())}")]
     if prep.empty is not None:
-        lines.append(f"// empty: {prep.empty.kind}: {prep.empty.message}")
+        lines.append(comment(f"empty: {prep.empty.kind}: {prep.empty.message}"))
     for warning in prep.warnings:
-        lines.append(f"// note: {warning.message}")
+        lines.append(comment(f"note: {warning.message}"))
     params: dict[str, Any] = dict(prep.compiled.params)
     params.update(
         {
@@ -131,11 +142,11 @@ def select(expression: str, as_json: bool, max_ids: int) -> None:
         )
         return
     click.echo("   size  selection")
-    click.echo(tree.render())
+    click.echo("\n".join(printable(line) for line in tree.render().split("\n")))
     for warning in prep.warnings:
-        click.echo(f"note: {warning.message}")
+        click.echo(printable(f"note: {warning.message}"))
     if empty is not None:
-        click.echo(f"empty ({empty.kind}): {empty.message}")
+        click.echo(printable(f"empty ({empty.kind}): {empty.message}"))
         return
     if tree.truncated:
         click.echo(f"note: a hop hit the cap of {settings.hop_cap} entities; the set is partial")
@@ -149,17 +160,20 @@ def auto_script(result: RetrievalResult) -> str:
     """The ranking ``GuidedRAG.retrieve`` ran (the default, ``auto``), as a Browser script: its
     ``:param`` lines (the question's vector included) and the tiers' query as it ran, so Browser
     returns the same ids."""
-    lines = [f"// steering: {result.steering}   question: {' '.join(result.question.split())}"]
-    lines.append(f"// selection: {result.selection_text or 'all()'}")
+    lines = [
+        comment(f"steering: {result.steering}   question: {' '.join(result.question.split())}")
+    ]
+    lines.append(comment(f"selection: {result.selection_text or 'all()'}"))
     for linked in result.linked:
-        lines.append(f"// linked: {linked['span']!r} -> {linked['entity']} ({linked['match']})")
+        span, entity, match = linked["span"], linked["entity"], linked["match"]
+        lines.append(comment(f"linked: {span!r} -> {entity} ({match})"))
     if result.tier_sizes:
         sizes = ", ".join(f"{name} {n}" for name, n in result.tier_sizes.items())
-        lines.append(f"// tiers (chunks): {sizes}")
+        lines.append(comment(f"tiers (chunks): {sizes}"))
     for note in result.notes:
-        lines.append(f"// note: {note}")
+        lines.append(comment(f"note: {note}"))
     if result.empty is not None:
-        lines.append(f"// abstained: {result.empty.message} (nothing to rank)")
+        lines.append(comment(f"abstained: {result.empty.message} (nothing to rank)"))
         return "\n".join(lines)
     for name, value in sorted(result.params.items()):
         if name == "query_vector":

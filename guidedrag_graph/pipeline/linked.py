@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.identifiers import quote_name
 from guidedrag_graph.linking import EntityLinker
 from guidedrag_graph.selection import Selector
+from guidedrag_graph.selection.resolution import SUGGESTED_NAMES
 from guidedrag_graph.semantics import Semantics
 
 # How many linked entities a bare question ranks with: the linker's best spans, as
@@ -83,8 +85,9 @@ def forgive_relations(selector: Selector, semantics: Semantics | None) -> AutoSe
             kept.append(match)
             notes.append(f"auto: relation type {name!r} read as {match!r}")
             continue
-        close = resolver.close_types(name)
-        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        # Only the first few unknown names get suggestions (each scans every known type).
+        close = resolver.close_types(name) if len(notes) < SUGGESTED_NAMES else []
+        hint = f" (did you mean {', '.join(map(quote_name, close))}?)" if close else ""
         notes.append(
             f"auto: the graph has no relation type {name!r}{hint}; its tier (A_rel) is dropped "
             "instead of abstaining (steering='hard' abstains)"

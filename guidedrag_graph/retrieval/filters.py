@@ -30,11 +30,14 @@ from guidedrag_graph.schema import SchemaMapping, escape_identifier
 from guidedrag_graph.selection.entity_tiers import NO_MEMBERS
 
 # Bounds on a filter (every input bounded): nesting of $and/$or, terms, values of one $in, key
-# length. A filter a person or an LLM writes is a handful of terms.
+# length, string value length. A filter a person or an LLM writes is a handful of terms.
 MAX_DEPTH = 16
 MAX_TERMS = 256
 MAX_LIST = 1000
 MAX_KEY = 256
+# Characters in one string value ($eq, $in items, $like ...): a value compared with a property is
+# a word or a title, never 50 MB sent to Neo4j to scan every chunk with.
+MAX_VALUE = 10_000
 
 _COMPARE = {"$eq": "=", "$ne": "<>", "$lt": "<", "$lte": "<=", "$gt": ">", "$gte": ">="}
 _OPERATORS = (*_COMPARE, "$between", "$in", "$nin", "$like", "$ilike")
@@ -178,6 +181,7 @@ class _Compiler:
             return test if op == "$in" else f"NOT {test}"
         if not isinstance(operand, str):  # $like / $ilike: substring, as neo4j-graphrag's
             raise FilterError(f"filters: {where} takes a string, got {type(operand).__name__}")
+        _check_length(operand, where)
         text = operand.rstrip("%")
         if op == "$ilike":
             return f"toLower({lhs}) CONTAINS {self.value(text.lower())}"
@@ -193,9 +197,19 @@ def _shown(key: str) -> str:
     return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
+def _check_length(value: str, where: str) -> None:
+    if len(value) > MAX_VALUE:
+        raise FilterError(
+            f"filters: {where}: a string value is {len(value):,} characters; the limit is "
+            f"{MAX_VALUE:,} (compare with a word or a title, not a document)"
+        )
+
+
 def _scalar(value: Any, where: str) -> str | int | float | bool:
     """A value a property may equal: string, number or boolean (no null, list or object)."""
     if isinstance(value, (bool, *_Scalar)):
+        if isinstance(value, str):
+            _check_length(value, where)
         if isinstance(value, float) and not math.isfinite(value):
             raise FilterError(f"filters: {where}: {value} is not a finite number")
         return value

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from guidedrag_graph.identifiers import quote_name
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.primitives import Resolved
 
@@ -111,8 +112,14 @@ class Resolution:
         types, unknown = self.resolver.resolve_types(leaf.types)
         if unknown or not types:
             missing = unknown or list(leaf.types)
-            close = tuple(t for u in missing for t in self.resolver.close_types(u))
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            # Suggestions for the first few unknown names only (as for entities): each one is
+            # compared with every known type, so 200 unknown names must not cost 200 scans.
+            close = tuple(
+                dict.fromkeys(
+                    t for u in missing[:SUGGESTED_NAMES] for t in self.resolver.close_types(u)
+                )
+            )
+            hint = f"; did you mean {', '.join(map(quote_name, close))}?" if close else ""
             return self._empty(
                 leaf,
                 EmptySelection(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,7 @@ from guidedrag_graph import templates as T
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.schema import SchemaMapping, name_key, relation_type_name
 from guidedrag_graph.selection.cost import CostStats, fetch_stats
-from guidedrag_graph.selection.limits import Limits, check_text
+from guidedrag_graph.selection.limits import Limits, check_list, check_text
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -152,7 +153,14 @@ class Resolver:
         return in_use
 
     def resolve_types(self, types: tuple[str, ...]) -> tuple[list[str], list[str]]:
-        """(known types, unknown names): the exact type, else its UPPER_SNAKE form, in use."""
+        """(known types, unknown names): the exact type, else its UPPER_SNAKE form, in use.
+
+        The names are bounded like entity names (``GUIDEDRAG_MAX_STRING`` characters each,
+        ``GUIDEDRAG_MAX_LIST`` of them) whichever door they came through (DSL, ``--relation``,
+        semantics, MCP), before any is compared or sent."""
+        check_list(types, "the relation types", self.limits)
+        for t in types:
+            check_text(t, "a relation type name", self.limits)
         known = self.relation_types()
         if any(t not in known and relation_type_name(t) not in known for t in types):
             known = self.relation_types(fresh=True)  # never call a type unknown from the cache
@@ -168,7 +176,9 @@ class Resolver:
 
     def close_types(self, name: str, limit: int = 5) -> list[str]:
         """Known relation types most like ``name`` (string similarity of the UPPER_SNAKE forms,
-        shared words first): the suggestion for a typo, best first."""
+        shared words first): the suggestion for a typo, best first; bounded by
+        ``rank_similar``'s caps whatever the name's length or the number of types."""
+        check_text(name, "a relation type name", self.limits)
         return rank_similar(relation_type_name(name), self.relation_types(), limit, split="_")
 
     def forgiving_type(self, name: str) -> str | None:
@@ -200,18 +210,49 @@ def type_key(name: str) -> tuple[str, ...]:
     return tuple(stem(w) for w in words if w)
 
 
+# rank_similar's caps: characters of a name compared, candidates compared per call, and the
+# seconds one call may spend comparing (a graph of thousands of long, alike types still
+# answers in time; a question asks for at most SUGGESTED_NAMES such calls).
+SIMILAR_CHARS = 64
+SIMILAR_CANDIDATES = 1_000
+SIMILAR_BUDGET_S = 0.15
+
+
 def rank_similar(
     name: str, candidates: Iterable[str], limit: int, *, split: str | None = None
 ) -> list[str]:
     """``candidates`` most like ``name``, best first: shared words (when ``split`` cuts names
-    into words), then difflib's similarity ratio, then the name; weak matches left out."""
-    target = name.casefold()
+    into words), then difflib's similarity ratio, then the name; weak matches left out.
+
+    Bounded whatever the input (a suggestion is a courtesy, never a cost): names are compared
+    on their first ``SIMILAR_CHARS`` characters, at most ``SIMILAR_CANDIDATES`` candidates
+    (those nearest in length) are looked at, difflib runs only where the length ratio and its cheap
+    upper bounds leave a match of 0.6 possible, and comparing stops after
+    ``SIMILAR_BUDGET_S`` seconds. Ordinary names and graphs stay far inside these caps, so
+    their suggestions are the same as without them."""
+    target = name.casefold()[:SIMILAR_CHARS]
     words = set(target.split(split)) - {""} if split else set()
+    matcher = difflib.SequenceMatcher(None)
+    matcher.set_seq1(target)  # a = the name, b = each candidate: the ratio as before the caps
     scored: list[tuple[int, float, str]] = []
-    for cand in candidates:
-        folded = cand.casefold()
+    deadline = time.monotonic() + SIMILAR_BUDGET_S
+    # Over the cap, the candidates nearest in length are kept (they can score highest).
+    nearest = sorted(candidates, key=lambda c: (abs(len(c) - len(name)), c))
+    for cand in nearest[:SIMILAR_CANDIDATES]:
+        if time.monotonic() > deadline:
+            break
+        folded = cand.casefold()[:SIMILAR_CHARS]
         shared = len(words & set(folded.split(split))) if split else 0
-        ratio = difflib.SequenceMatcher(None, target, folded).ratio()
+        matcher.set_seq2(folded)
+        total = len(folded) + len(target)
+        possible = total > 0 and 2 * min(len(folded), len(target)) / total >= 0.6
+        ratio = (
+            matcher.ratio()
+            if possible and matcher.real_quick_ratio() >= 0.6 and matcher.quick_ratio() >= 0.6
+            else 0.0
+        )
+        if shared and not ratio:
+            ratio = matcher.ratio()
         if shared or ratio >= 0.6:
             scored.append((-shared, -ratio, cand))
     scored.sort()
