@@ -39,8 +39,10 @@ def escape_identifier(name: str, source: str = "identifier") -> str:
     ``\\u005c`` so Neo4j's unicode-escape decoding cannot end the quotes; a name with NUL or a
     lone surrogate is refused, naming ``source`` (the field or setting it came from).
 
-    >>> escape_identifier("Chunk\\u0060) RETURN 1 //")
+    >>> escape_identifier("Chunk\\\\u0060) RETURN 1 //")
     '`Chunk\\\\u005cu0060) RETURN 1 //`'
+    >>> escape_identifier("Chunk`) RETURN 1 //")
+    '`Chunk``) RETURN 1 //`'
     """
     if not isinstance(name, str) or not name:
         raise ConfigurationError(f"{source} = {name!r} must be a non-empty name")

@@ -130,3 +130,14 @@ def test_quote_name_and_printable_leave_no_line_break() -> None:
         assert len(quoted.splitlines()) == 1 and quoted.startswith("'") and quoted.endswith("'")
         assert not any(ch in quoted for ch in RAW)
     assert printable("plain name, ü, 東京") == "plain name, ü, 東京"
+
+
+def test_the_quoting_modules_examples_are_true() -> None:
+    """The docstring examples of the one quoting module are its specification in small: run
+    them (escape_identifier's had said what a backtick, not ``\\u0060``, would give)."""
+    import doctest
+
+    from guidedrag_graph import identifiers
+
+    result = doctest.testmod(identifiers)
+    assert result.attempted >= 5 and result.failed == 0
