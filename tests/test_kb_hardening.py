@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -135,7 +136,10 @@ def test_lost_server_says_rerun_the_same_command(settings: Settings, tmp_path: P
     root = make_bundle(tmp_path / "kb", chunks=3)
     dead = settings.model_copy(update={"neo4j_uri": f"bolt://127.0.0.1:{free_port()}"})
     drv = GraphDatabase.driver(dead.neo4j_uri, auth=("neo4j", "x"), connection_timeout=2)
+    started = time.monotonic()
     with drv, pytest.raises(DatabaseUnavailableError) as caught:
         load_bundle(drv, dead, GUIDEDRAG, root, migrate=False)
     message = str(caught.value)
     assert "rerun the same command to resume" in message and "\n" not in message
+    # Down before the load starts: no read waits out the driver's 30 s of retries (each did).
+    assert time.monotonic() - started < 15.0

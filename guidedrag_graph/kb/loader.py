@@ -267,6 +267,9 @@ def _load_bundle(
     schema.check_loadable()
     started = time.perf_counter()
     bundle = path if isinstance(path, Bundle) else read_bundle(path)
+    # A server that is down before the load starts fails here at once: each read below would
+    # otherwise wait out the driver's 30 s of retries first (a server lost mid-load still does).
+    driver.verify_connectivity()
     needs_embedding = any(c.id not in bundle.embeddings for c in bundle.chunks)
     if needs_embedding and embedder is None:
         embedder = embedder_for(settings)
