@@ -42,7 +42,7 @@ from guidedrag_graph.db import ServerInfo, server_info
 from guidedrag_graph.errors import MigrationError
 from guidedrag_graph.migration_files import SETTING_NAMES, Migration, created_objects, index_names
 from guidedrag_graph.migration_files import discover as discover
-from guidedrag_graph.migration_steps import apply_steps, write_record
+from guidedrag_graph.migration_steps import apply_steps, await_indexes, write_record
 from guidedrag_graph.schema import PRESETS, SchemaMapping
 from guidedrag_graph.schema_objects import (
     Definition,
@@ -218,11 +218,7 @@ def migrate(
         )
         _record(driver, database, migration, schema, statements)
         ran.append(migration)
-    driver.execute_query(
-        templates.query("await_indexes"),
-        {"timeout_s": int(await_timeout_s)},
-        database_=database,
-    )
+    await_indexes(driver, database, await_timeout_s)
     return ran
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from neo4j import Driver
 
 from guidedrag_graph import templates
-from guidedrag_graph.db import ServerInfo
+from guidedrag_graph.db import ServerInfo, timed
 from guidedrag_graph.errors import MigrationError
 from guidedrag_graph.migration_files import Migration, created_objects
 from guidedrag_graph.schema_objects import (
@@ -180,3 +180,14 @@ def drop_owned(driver: Driver, database: str, names: list[str], recorded: list[D
             continue
         drop = templates.query("drop_schema_object", variant={"kind": have.kind})
         driver.execute_query(drop, {"name": name}, database_=database)
+
+
+def await_indexes(driver: Driver, database: str, timeout_s: int) -> None:
+    """Wait up to ``timeout_s`` for every index to be ONLINE, in a transaction allowed that long.
+
+    The managed server ends a transaction that carries no timeout of its own at the query
+    timeout + 1 s (``db.transaction.timeout``, a backstop for other clients): without one, a
+    vector index still populating after 31 s would fail ``migrate`` and ``kb embed-entities``
+    instead of being waited for."""
+    query = timed(templates.query("await_indexes"), driver, timeout=float(timeout_s) + 30.0)
+    driver.execute_query(query, {"timeout_s": int(timeout_s)}, database_=database)

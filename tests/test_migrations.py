@@ -135,3 +135,34 @@ def test_vector_index_and_cosine_find_the_nearest_neighbour(
         "RETURN vector.similarity.cosine([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, -1.0, 0.0]) AS s"
     ).records[0]["s"]
     assert score == pytest.approx(0.5)  # Neo4j reports (1 + cos) / 2
+
+
+class _Recording:
+    """The real driver, keeping every query it was handed (text or ``neo4j.Query``)."""
+
+    def __init__(self, driver: Driver) -> None:
+        self._driver = driver
+        self.sent: list[object] = []
+
+    def execute_query(self, query: object, *args: object, **kwargs: object) -> object:
+        self.sent.append(query)
+        return self._driver.execute_query(query, *args, **kwargs)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._driver, name)
+
+
+def test_the_index_wait_runs_in_a_transaction_allowed_the_whole_wait(
+    blank_db: Driver, settings: Settings
+) -> None:
+    """The managed server ends a transaction with no timeout of its own at the query timeout
+    + 1 s (db.transaction.timeout): migrate's wait for index population (up to
+    ``await_timeout_s``) must carry its own, or a vector index still populating after 31 s
+    fails the migration."""
+    from neo4j import Query
+
+    recording = _Recording(blank_db)
+    migrate(recording, settings, PRESETS["guidedrag"], await_timeout_s=600)  # type: ignore[arg-type]
+    waits = [q for q in recording.sent if "awaitIndexes" in str(getattr(q, "text", q))]
+    assert len(waits) == 1
+    assert isinstance(waits[0], Query) and (waits[0].timeout or 0) >= 600

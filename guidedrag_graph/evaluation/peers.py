@@ -33,6 +33,7 @@ from guidedrag_graph.evaluation.metrics import all_gold_recall_at_k, hit_positio
 from guidedrag_graph.evaluation.records import Row
 from guidedrag_graph.evaluation.rows import Formulation, retrieval_row
 from guidedrag_graph.integrations.neo4j_graphrag import GuidedRetriever
+from guidedrag_graph.migration_steps import await_indexes
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.steering.mapping import Approach, configuration_of
 
@@ -208,11 +209,7 @@ class Peers:
         if self._hybrid is None:
             query = templates.query("eval_chunk_fulltext", self.rag.schema)
             self.rag.driver.execute_query(query, database_=self.rag.settings.neo4j_database)
-            self.rag.driver.execute_query(
-                templates.query("await_indexes", self.rag.schema),
-                {"timeout_s": 300},
-                database_=self.rag.settings.neo4j_database,
-            )
+            await_indexes(self.rag.driver, self.rag.settings.neo4j_database, 300)
             self._hybrid = HybridRetriever(
                 self.rag.driver,
                 self.rag.settings.vector_index_name,

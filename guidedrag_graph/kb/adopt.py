@@ -39,6 +39,7 @@ from guidedrag_graph.mapping_fit import (
     vector_index_over,
 )
 from guidedrag_graph.migrate import vector_index_config
+from guidedrag_graph.migration_steps import await_indexes
 from guidedrag_graph.schema import ELEMENT_ID, SchemaMapping, name_key
 from guidedrag_graph.schema_objects import (
     Definition,
@@ -156,7 +157,7 @@ def adopt(
     driver.execute_query(
         templates.query("adoption_record_write"), {"record": record}, database_=database
     )
-    driver.execute_query(templates.query("await_indexes"), {"timeout_s": 600}, database_=database)
+    await_indexes(driver, database, 600)
     return report
 
 

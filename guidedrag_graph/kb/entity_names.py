@@ -116,6 +116,7 @@ def _ensure_index(
 ) -> None:
     from guidedrag_graph.context import adoption_record
     from guidedrag_graph.migrate import vector_index_config
+    from guidedrag_graph.migration_steps import await_indexes
     from guidedrag_graph.schema_objects import live_definitions
 
     database = settings.neo4j_database
@@ -136,9 +137,7 @@ def _ensure_index(
         )
         config = vector_index_config(settings, server_info(driver, database))
         driver.execute_query(ddl, {"vector_index_config": config}, database_=database)
-        driver.execute_query(
-            templates.query("await_indexes"), {"timeout_s": 600}, database_=database
-        )
+        await_indexes(driver, database, 600)
         report.vector_index_name = wanted
         report.vector_index_created = True
     record = adoption_record(driver, database)
