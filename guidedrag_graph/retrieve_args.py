@@ -129,22 +129,22 @@ def check_query_vector(vector: object, dimensions: int | None) -> np.ndarray | N
     array = np.asarray(array, dtype=np.float64)
     if array.ndim != 1 or array.size == 0:
         raise ConfigurationError(f"query_vector has shape {array.shape}, not a flat vector: {fix}")
-    # One dot product answers both checks below for any usable vector (finite and > 0 only if
-    # every element is finite and one is not zero); numpy's calls are most of this function's
-    # cost on a retrieval's path, so the element-wise checks run only to name a problem.
+    # One dot product, on the float32 array ranking uses, answers every check below for any
+    # usable vector (finite and > 0 only if every element is finite, one is not zero and the
+    # vector fits float32, the index's and Neo4j's cosine's type: 1e308 overflows it and 1e-320
+    # rounds to zero, either coming back as Neo4j's raw error). numpy's calls are most of this
+    # function's cost on a retrieval's path, so the element-wise checks run only to name a
+    # problem.
     with np.errstate(over="ignore", under="ignore"):  # judged below, not warned about
-        square = float(np.dot(array, array))
-    if not (math.isfinite(square) and square > 0.0):
+        single = array.astype(np.float32)
+        norm = float(np.dot(single, single))
+    if not (math.isfinite(norm) and norm > 0.0):
         if not np.all(np.isfinite(array)):
             raise ConfigurationError(f"query_vector holds NaN or infinity: {fix}")
         if not np.any(array):
             raise ConfigurationError(f"query_vector is all zeros (no direction to rank by): {fix}")
-    # The index and Neo4j's cosine work in float32: 1e308 overflows it, 1e-320 (subnormal)
-    # rounds to zero, and either would come back as Neo4j's raw error.
-    with np.errstate(over="ignore", under="ignore"):
-        single = array.astype(np.float32)
-        norm = float(np.dot(single, single))
-    if not (math.isfinite(norm) and norm > 0.0) or not np.all(np.isfinite(single)):
+        with np.errstate(over="ignore", under="ignore"):
+            square = float(np.dot(array, array))
         raise ConfigurationError(
             "query_vector's values are too large or too small for float32 (its squared norm "
             f"{square:.3g} must lie between about 1e-38 and 3e38): {fix} (a normalised "
