@@ -12,7 +12,7 @@ text differs is a conflict; one with the same text keeps, or is given, a vector 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,9 +26,14 @@ from guidedrag_graph.kb.bundle import Bundle, ChunkRow, DocumentRow
 from guidedrag_graph.kb.bundle_lines import Problems, json_lines
 from guidedrag_graph.schema import SchemaMapping
 
-__all__ = ["ContentConflict", "content_conflicts", "refuse_or_report_content"]
+__all__ = [
+    "ContentConflict",
+    "content_conflicts",
+    "read_in_batches",
+    "refuse_or_report_content",
+]
 
-# Ids checked per query (one index seek each; only ids and metadata keys travel).
+# Ids checked per query (one index seek each; only ids, names or metadata keys travel).
 _BATCH = 5_000
 # Compares one bundle row with what the database holds under its id: the differing fields.
 _Compare = Callable[[Any, dict[str, Any]], list[str]]
@@ -67,33 +72,40 @@ def _metadata_fields(metadata: dict[str, Any], stored: Sequence[Any]) -> list[st
     ]
 
 
+def read_in_batches(
+    driver: Driver, settings: Settings, query: str, rows: Sequence[dict[str, Any]]
+) -> Iterator[Record]:
+    """What ``query`` returns for ``rows``, sent ``_BATCH`` at a time in read transactions with
+    notifications off (an empty database lacks the labels): the pre-write checks of a load,
+    entities' (``loader.entity_conflicts``) and documents' and chunks' alike."""
+    with driver.session(
+        database=settings.neo4j_database,
+        notifications_min_severity=NotificationMinimumSeverity.OFF,
+    ) as session:
+        for start in range(0, len(rows), _BATCH):
+            batch = list(rows[start : start + _BATCH])
+            yield from session.execute_read(_read, query, {"rows": batch})
+
+
 def content_conflicts(
     driver: Driver, settings: Settings, schema: SchemaMapping, bundle: Bundle, cypher_prefix: str
 ) -> list[ContentConflict]:
     """The bundle's documents, then chunks, whose id the database holds with other values."""
-    with driver.session(
-        database=settings.neo4j_database,
-        notifications_min_severity=NotificationMinimumSeverity.OFF,  # an empty DB lacks labels
-    ) as session:
 
-        def check(kind: str, rows: Sequence[Any], compare: _Compare) -> list[ContentConflict]:
-            query = cypher_prefix + templates.fragment("load_content_conflicts", f"{kind}s", schema)
-            by_id = {row.id: row for row in rows}
-            found: list[ContentConflict] = []
-            for start in range(0, len(rows), _BATCH):
-                batch = [
-                    {"id": r.id, "keys": list(r.metadata)} for r in rows[start : start + _BATCH]
-                ]
-                records = session.execute_read(_read, query, {"rows": batch})
-                for record in records:
-                    fields = compare(by_id[record["id"]], record.data())
-                    if fields:
-                        found.append(ContentConflict(kind, str(record["id"]), tuple(fields)))
-            return found
+    def check(kind: str, rows: Sequence[Any], compare: _Compare) -> list[ContentConflict]:
+        query = cypher_prefix + templates.fragment("load_content_conflicts", f"{kind}s", schema)
+        by_id = {row.id: row for row in rows}
+        ids = [{"id": r.id, "keys": list(r.metadata)} for r in rows]
+        found: list[ContentConflict] = []
+        for record in read_in_batches(driver, settings, query, ids):
+            fields = compare(by_id[record["id"]], record.data())
+            if fields:
+                found.append(ContentConflict(kind, str(record["id"]), tuple(fields)))
+        return found
 
-        return check("document", bundle.documents, _document_fields) + check(
-            "chunk", bundle.chunks, _chunk_fields
-        )
+    return check("document", bundle.documents, _document_fields) + check(
+        "chunk", bundle.chunks, _chunk_fields
+    )
 
 
 def _read(tx: ManagedTransaction, query: str, params: dict[str, Any]) -> list[Record]:

@@ -27,7 +27,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
-from neo4j import Driver, ManagedTransaction, NotificationMinimumSeverity, Record
+from neo4j import Driver
 from neo4j.exceptions import IncompleteCommit, ServiceUnavailable, SessionExpired
 
 from guidedrag_graph import templates
@@ -43,7 +43,11 @@ from guidedrag_graph.errors import (
 from guidedrag_graph.kb.batch_writes import BatchWriter, batches, progress_bar, write_chunks
 from guidedrag_graph.kb.bundle import RESERVED_PREFIX, Bundle, ChunkRow
 from guidedrag_graph.kb.bundle_reader import read_bundle
-from guidedrag_graph.kb.load_conflicts import content_conflicts, refuse_or_report_content
+from guidedrag_graph.kb.load_conflicts import (
+    content_conflicts,
+    read_in_batches,
+    refuse_or_report_content,
+)
 from guidedrag_graph.kb.load_report import LoadReport
 from guidedrag_graph.migrate import migrate as apply_migrations
 from guidedrag_graph.schema import SchemaMapping
@@ -61,8 +65,6 @@ __all__ = [
 
 DEFAULT_BATCH_SIZE = 500
 OnConflict = Literal["refuse", "update"]
-# Declared entities checked per conflict query (one index seek each).
-_CONFLICT_BATCH = 5_000
 
 
 def loader_query(
@@ -166,28 +168,15 @@ def entity_conflicts(
     if not rows:
         return []
     query = loader_query("load_entity_conflicts", schema, cypher_prefix)
-    found: list[EntityConflict] = []
-    with driver.session(
-        database=settings.neo4j_database,
-        notifications_min_severity=NotificationMinimumSeverity.OFF,  # an empty DB lacks labels
-    ) as session:
-        for batch in batches(rows, _CONFLICT_BATCH):
-            params: dict[str, Any] = {"rows": list(batch)}
-            records = session.execute_read(_read_all, query, params)
-            found.extend(
-                EntityConflict(
-                    bundle.entity_lines.get(r["id"], "entities.jsonl"),
-                    str(r["id"]),
-                    str(r["existing"]),
-                    str(r["name"]),
-                )
-                for r in records
-            )
-    return found
-
-
-def _read_all(tx: ManagedTransaction, query: str, params: dict[str, Any]) -> list[Record]:
-    return list(tx.run(query, params))
+    return [
+        EntityConflict(
+            bundle.entity_lines.get(r["id"], "entities.jsonl"),
+            str(r["id"]),
+            str(r["existing"]),
+            str(r["name"]),
+        )
+        for r in read_in_batches(driver, settings, query, rows)
+    ]
 
 
 def _refuse_or_report(
