@@ -49,6 +49,7 @@ from guidedrag_graph.selection.primitives import Resolved
 if TYPE_CHECKING:
     from guidedrag_graph.config import Settings
     from guidedrag_graph.context import GraphContext
+    from guidedrag_graph.selection.compiled import CompiledPlan
 
 # Terms whose cost depends on the graph around their entities (their template has ``@step``).
 EXPANDING = (A.Hop, A.KHop, A.Near)
@@ -220,16 +221,15 @@ def check_cost(
     expr: A.Expr,
     resolved: dict[A.Expr, Resolved],
     stats_of: Callable[[list[str]], CostStats],
-    *,
-    steps: int = 0,
-    projected: int = 0,
+    plan: CompiledPlan | None = None,
 ) -> Cost | None:
     """Raise ``SelectionCostError`` when the estimate, planning included, is over
     ``GUIDEDRAG_MAX_SELECTION_COST``; the estimate, or None when the selection has no expanding
     term (no count query then; its planning is still checked). ``stats_of``: the counts for
-    these entity ids (``Resolver.cost_stats``); ``steps``/``projected``: the compiled plan's
-    (``CompiledPlan``), 0 when not known."""
+    these entity ids (``Resolver.cost_stats``); ``plan``: the compiled query whose planning is
+    priced (its ``steps`` and ``projected``), None when not known."""
     limit = settings.max_selection_cost
+    steps, projected = (plan.steps, plan.projected) if plan is not None else (0, 0)
     planning = planning_rows(projected)
     if not needs_estimate(expr):
         if planning > limit:

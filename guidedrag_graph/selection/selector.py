@@ -136,8 +136,7 @@ class Selector:
                 expr,
                 resolved,
                 self.resolver.cost_stats,
-                steps=plan.steps,
-                projected=plan.projected,
+                plan,
             )  # refused here, before the query is sent
         warnings = tuple(r for r in res.reasons.values() if empty is None or r != empty)
         warnings += tuple(res.partial)
@@ -188,8 +187,7 @@ class Selector:
             prep.expr,
             prep.resolved,
             self.resolver.cost_stats,
-            steps=plan.steps,
-            projected=plan.projected,
+            plan,
         )
         rows = self._read(plan.sizes_query(self.schema, order), plan.params)
         sizes = dict(zip(order, rows[0]["sizes"], strict=True))

@@ -74,8 +74,7 @@ def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
         expr,
         resolved,
         selector.resolver.cost_stats,
-        steps=compiled.steps,
-        projected=compiled.projected,
+        compiled,
     )  # before the tiers' query is sent
     prepared = PreparedTiers(compiled.selection(selector.schema), None, expr, expr.to_text())
     cache.put(key, prepared)
