@@ -60,7 +60,7 @@ def escape_identifier(name: str, source: str = "identifier") -> str:
 # What a terminal or a Cypher comment must never receive raw: C0/C1 controls (newlines, ESC that
 # starts ANSI/OSC sequences), the line and paragraph separators, bidirectional overrides and
 # isolates (trojan source) and lone surrogates (unprintable, unencodable).
-_UNPRINTABLE = re.compile(
+UNPRINTABLE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 
@@ -80,7 +80,7 @@ def printable(text: str) -> str:
     >>> printable("a\\nfitting preset: x\\x1b]0;t\\x07")
     'a\\\\x0afitting preset: x\\\\x1b]0;t\\\\x07'
     """
-    return _UNPRINTABLE.sub(_escaped, text)
+    return UNPRINTABLE.sub(_escaped, text)
 
 
 # A credential written as key=value anywhere (``bolt://h;password=x``, ``bolt://h password=x``,

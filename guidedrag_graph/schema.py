@@ -23,9 +23,9 @@ from pydantic import ValidationError
 
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.identifiers import ELEMENT_ID as ELEMENT_ID
+from guidedrag_graph.identifiers import UNPRINTABLE, printable
 from guidedrag_graph.identifiers import escape_identifier as escape_identifier
 from guidedrag_graph.identifiers import identifier_problem as identifier_problem
-from guidedrag_graph.identifiers import printable
 from guidedrag_graph.schema_mapping import Direction as Direction
 from guidedrag_graph.schema_mapping import IdKey as IdKey
 from guidedrag_graph.schema_mapping import Key as Key
@@ -269,14 +269,11 @@ def mapping_document(schema: SchemaMapping) -> dict[str, Any]:
 
 
 def _toml_string(value: Any) -> str:
-    """A value as a TOML basic string (JSON's escapes are TOML's), with the characters JSON
-    leaves raw that a terminal would act on (C1 controls, DEL, line separators, bidirectional
-    overrides) written ``\\uXXXX`` too."""
+    """A value as a TOML basic string (JSON's escapes are TOML's), with what JSON leaves raw of
+    the characters ``printable`` escapes (C1 controls, DEL, line separators, bidirectional
+    overrides: a terminal would act on them) written ``\\uXXXX`` too."""
     text = json.dumps(value, ensure_ascii=False)
-    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-_JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+    return UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def to_toml(document: dict[str, Any], header: str = "") -> str:

@@ -55,8 +55,13 @@ def one_line(text: str) -> str:
 def print_traceback() -> None:
     """The current exception's traceback (``GUIDEDRAG_DEBUG=1``), credentials masked like the
     one-line error's: exception messages and frames' text echo the URI."""
-    text = "".join(traceback.format_exc())
-    sys.stderr.write("\n".join(printable(redact(line)) for line in text.split("\n")))
+    sys.stderr.write(_safe_lines(traceback.format_exc()))
+
+
+def _safe_lines(text: str) -> str:
+    """Several lines (a traceback, a syntax error's caret), each made safe as ``one_line``
+    makes one: credentials masked, control characters escaped, the line breaks kept."""
+    return "\n".join(printable(redact(line)) for line in text.split("\n"))
 
 
 def undecodable_argument(args: Sequence[str]) -> str | None:
@@ -202,7 +207,7 @@ def explain(exc: BaseException) -> tuple[str, int]:
 
     if isinstance(exc, SelectionSyntaxError):
         # The caret under the expression is worth its two extra lines.
-        return "\n".join(printable(redact(line)) for line in str(exc).split("\n")), USER_ERROR
+        return _safe_lines(str(exc)), USER_ERROR
     if isinstance(exc, GuidedRAGError):
         return one_line(str(exc)), USER_ERROR
     if isinstance(exc, UnicodeError):

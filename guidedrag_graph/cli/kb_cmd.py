@@ -43,7 +43,7 @@ def stats(preset: str | None, relation_mode: str | None, as_json: bool) -> None:
         "relations",
         "relation_types",
     ):
-        click.echo(printable(f"{key:<26}{data[key]}"))
+        echo(f"{key:<26}{data[key]}")
     if data["top_relation_types"]:
         top = ", ".join(
             f"{quote_name(str(t['type']))} ({t['count']})" for t in data["top_relation_types"]
@@ -82,7 +82,7 @@ def embed_entities(batch_size: int, no_progress: bool, as_json: bool) -> None:
     verb = "created" if report.vector_index_created else "uses"
     click.echo(f"{verb} the entity-name vector index {report.vector_index_name}")
     for note in report.notes:
-        click.echo(printable(f"note: {note}"))
+        echo(f"note: {note}")
 
 
 @click.group()

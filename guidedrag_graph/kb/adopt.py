@@ -255,10 +255,15 @@ def _name_key_marking(previous: dict[str, Any]) -> dict[str, Any]:
     """The record's note of how adopt marked the keys it wrote (``ADOPTED_NAME_KEY_LABEL``), and
     how many keys an adoption before the mark existed wrote unmarked (``--drop`` cannot tell
     those from the user's own, so it leaves them and says so)."""
-    unmarked = int(previous.get("name_keys_unmarked", 0))
-    if previous and "name_key_marker" not in previous:
-        unmarked += int(previous.get("name_keys_written", 0))
-    return {"name_key_marker": ADOPTED_NAME_KEY_LABEL, "name_keys_unmarked": unmarked}
+    return {"name_key_marker": ADOPTED_NAME_KEY_LABEL, "name_keys_unmarked": _unmarked(previous)}
+
+
+def _unmarked(record: dict[str, Any]) -> int:
+    """How many name keys an adoption wrote without marking them: every key of a record from
+    before the mark existed (``name_key_marker`` absent), else what the record carried over."""
+    if record and "name_key_marker" not in record:
+        return int(record.get("name_keys_written", 0))
+    return int(record.get("name_keys_unmarked", 0))
 
 
 def _write_name_keys(
@@ -320,9 +325,7 @@ def unadopt(driver: Driver, settings: Settings, schema: SchemaMapping) -> AdoptR
         drop = templates.query("drop_schema_object", variant={"kind": "index"})
         driver.execute_query(drop, {"name": name}, database_=database)
         report.dropped.append(name)
-    unmarked = int(record.get("name_keys_unmarked", 0))
-    if "name_key_marker" not in record:  # adopted before adopt marked the keys it wrote
-        unmarked = int(record.get("name_keys_written", 0))
+    unmarked = _unmarked(record)
     if unmarked:
         report.notes.append(
             f"left {unmarked} name keys an older guidedrag's adopt wrote unmarked: they cannot be "
