@@ -172,7 +172,8 @@ def _restore(
 
 def drop_owned(driver: Driver, database: str, names: list[str], recorded: list[Definition]) -> None:
     """Drop the named indexes/constraints that exist AND are the project's (recorded with the
-    definition they have now); constraints before indexes. Anything else is left alone."""
+    definition they have now); a name a constraint and its own index share is dropped as the
+    constraint. Anything else is left alone."""
     live = live_definitions(driver, database)
     for name in dict.fromkeys(names):
         have = live.get(name)
