@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from neo4j import Driver
+from neo4j import READ_ACCESS, Bookmarks, Driver
 
 from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
@@ -50,6 +51,23 @@ def adoption_record(driver: Driver, database: str) -> dict[str, Any]:
     """What adoption recorded in the graph (``{}`` when it was never adopted): one READ query."""
     rows = read_query(driver, templates.query("adoption_settings"), database=database)
     return dict(rows[0]["record"]) if rows else {}
+
+
+def adoption_and_version(driver: Driver, database: str) -> tuple[dict[str, Any], frozenset[str]]:
+    """The adoption record and the database's version: the bookmark the server returns for this
+    read names the last transaction committed to the database, so it changes with every write
+    (ours, another tool's, another process's) and with a database recreated. One round trip,
+    the one ``open`` makes anyway; ``KBState.observe`` compares the version."""
+    bookmarks = Bookmarks.from_raw_values(driver.execute_query_bookmark_manager.get_bookmarks())
+    with driver.session(
+        database=database,
+        default_access_mode=READ_ACCESS,
+        bookmarks=bookmarks,
+        notifications_min_severity="OFF",
+    ) as session:
+        rows = [r.data() for r in session.run(templates.query("adoption_settings"))]
+        version = frozenset(session.last_bookmarks().raw_values)
+    return (dict(rows[0]["record"]) if rows else {}), version
 
 
 def adopted_settings(settings: Settings, record: dict[str, Any]) -> dict[str, Any]:
@@ -83,10 +101,9 @@ def adopted_schema(schema: SchemaMapping, record: dict[str, Any]) -> SchemaMappi
     return schema.model_copy(update={"document_title": str(title)})
 
 
-def with_adoption(driver: Driver, settings: Settings) -> tuple[Settings, dict[str, Any]]:
-    """``settings`` completed from the graph's adoption record (the same object when the graph
-    was never adopted or the user set everything it records), and the record."""
-    record = adoption_record(driver, settings.neo4j_database)
+def with_adoption(settings: Settings, record: dict[str, Any]) -> tuple[Settings, dict[str, Any]]:
+    """``settings`` completed from the graph's adoption ``record`` (the same object when the
+    graph was never adopted or the user set everything it records), and the record."""
     update = adopted_settings(settings, record)
     return (settings.model_copy(update=update) if update else settings), record
 
@@ -136,6 +153,58 @@ class ExpiringCache:
                 del self._values[key]
 
 
+class KBState:
+    """What belongs to a database rather than to a request — server facts, the link index,
+    resolved names, relation types, cost statistics — held once per process for each driver,
+    database, settings and schema, and shared by every ``GraphContext`` opened on them: a new
+    ``GuidedRAG``, adapter or scoped view on a warm driver starts warm (issue 36 measured 74-90 ms
+    on a new instance's first stated call and 455-519 ms on its first bare one when this was
+    built per instance).
+
+    The invalidation is today's: cached answers expire after ``GUIDEDRAG_RESOLUTION_CACHE_S``,
+    ``data.clear()`` forgets them, and a context opened after a write sees it at once —
+    ``observe`` is given the database's version each time a context opens (the bookmark of the
+    read ``open`` makes anyway) and forgets the data answers when it moved. Server facts (the
+    version, the plugin's procedures) stay for the driver's life, as they did per context.
+    """
+
+    def __init__(self, cache_s: float) -> None:
+        self.facts: dict[str, Any] = {}
+        self.lock = threading.Lock()
+        self.data = ExpiringCache(cache_s)
+        self.version: frozenset[str] | None = None
+
+    def observe(self, version: frozenset[str]) -> None:
+        """The database is at ``version``: forget the data answers if it changed since."""
+        with self.lock:
+            if self.version == version:
+                return
+            changed = self.version is not None
+            self.version = version
+        if changed:
+            self.data.clear()
+
+
+# driver -> (database, settings, schema) -> state. Weak on the driver: a closed and dropped
+# driver takes its states with it.
+_STATES: weakref.WeakKeyDictionary[Any, dict[tuple[str, str, str], KBState]] = (
+    weakref.WeakKeyDictionary()
+)
+_STATES_LOCK = threading.Lock()
+
+
+def kb_state(driver: Any, settings: Settings, schema: SchemaMapping) -> KBState:
+    """The process's shared state for ``driver`` on the settings' database with ``schema``
+    (settings and schema compared by value: two equal ``Settings`` objects share it)."""
+    key = (settings.neo4j_database, settings.model_dump_json(), schema.model_dump_json())
+    with _STATES_LOCK:
+        states = _STATES.setdefault(driver, {})
+        state = states.get(key)
+        if state is None:
+            state = states[key] = KBState(settings.resolution_cache_s)
+        return state
+
+
 @dataclass(eq=False)
 class GraphContext:
     """Driver, settings, schema mapping and server facts of one database.
@@ -149,12 +218,18 @@ class GraphContext:
     settings: Settings
     schema: SchemaMapping
     owns_driver: bool = False
-    _facts: dict[str, Any] = field(default_factory=dict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    data: ExpiringCache = field(init=False, repr=False)
+    state: KBState | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self.data = ExpiringCache(self.settings.resolution_cache_s)
+        if self.state is None:  # built by hand (tests): state of its own
+            self.state = KBState(self.settings.resolution_cache_s)
+        self._state: KBState = self.state
+
+    @property
+    def data(self) -> ExpiringCache:
+        """Answers about the data (resolved names, relation types, the link index), shared by
+        every context on the same driver, database, settings and schema (``KBState``)."""
+        return self._state.data
 
     @classmethod
     def open(
@@ -173,13 +248,16 @@ class GraphContext:
         owns = driver is None
         driver = connect(settings) if driver is None else driver
         try:
-            settings, record = with_adoption(driver, settings)
+            record, version = adoption_and_version(driver, settings.neo4j_database)
+            settings, record = with_adoption(settings, record)
             schema = schema or adopted_schema(schema_from_settings(settings), record)
         except Exception:
             if owns:
                 driver.close()
             raise
-        return cls(driver=driver, settings=settings, schema=schema, owns_driver=owns)
+        state = kb_state(driver, settings, schema)
+        state.observe(version)
+        return cls(driver=driver, settings=settings, schema=schema, owns_driver=owns, state=state)
 
     # ------------------------------------------------------------------------ lifecycle
     def close(self) -> None:
@@ -210,22 +288,23 @@ class GraphContext:
     # ------------------------------------------------------------------------ server facts
     def fact(self, key: str, compute: Callable[[], _T]) -> _T:
         """``compute()`` once per context (a server fact or a per-database cache)."""
-        with self._lock:
-            if key in self._facts:
-                return self._facts[key]  # type: ignore[no-any-return]
+        state = self._state
+        with state.lock:
+            if key in state.facts:
+                return state.facts[key]  # type: ignore[no-any-return]
         value = compute()
-        with self._lock:
-            return self._facts.setdefault(key, value)  # type: ignore[no-any-return]
+        with state.lock:
+            return state.facts.setdefault(key, value)  # type: ignore[no-any-return]
 
     def known(self, key: str) -> Any:
         """The fact under ``key`` if one was kept, else None."""
-        with self._lock:
-            return self._facts.get(key)
+        with self._state.lock:
+            return self._state.facts.get(key)
 
     def remember(self, key: str, value: Any) -> None:
         """Keep ``value`` as a fact (for answers only worth keeping when they are a "yes")."""
-        with self._lock:
-            self._facts[key] = value
+        with self._state.lock:
+            self._state.facts[key] = value
 
     @property
     def server(self) -> ServerInfo:
