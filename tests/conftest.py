@@ -1,4 +1,4 @@
-"""Shared fixtures: one real Neo4j per test session, and databases in known states.
+"""Shared fixtures: one real Neo4j per test session (and xdist worker), databases in known states.
 
 ``.ci/run`` starts a server and exports ``GUIDEDRAG_TEST_NEO4J_URI``; without it the session starts
 its own managed server on free ports in a temporary home (jars from the shared cache), so plain
@@ -52,6 +52,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 _SAMPLE_LOADS: list[float] = []
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker hands its sample loads to the controller (``pytest_testnodedown``)."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["sample_loads"] = list(_SAMPLE_LOADS)
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown when xdist is not installed
+def pytest_testnodedown(node: object, error: object) -> None:
+    """The controller adds up the workers' sample loads for the summary."""
+    _SAMPLE_LOADS.extend(getattr(node, "workeroutput", {}).get("sample_loads", []))
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """How often the sample KB was (re)loaded, and what that cost: a test that leaves the
     sample changed, or a module order that wipes it between readers, shows up here."""
@@ -63,9 +76,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 @pytest.fixture(scope="session")
 def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
-    """(uri, password, version) of the real server every database test talks to."""
+    """(uri, password, version) of the real server every database test talks to.
+
+    Under pytest-xdist (``.ci/run``: ``-n 2 --dist loadfile``) the first worker uses the server
+    ``GUIDEDRAG_TEST_NEO4J_URI`` names and every other worker starts its own, so no two workers
+    ever share a database (tests wipe and load it)."""
     uri = os.environ.get("GUIDEDRAG_TEST_NEO4J_URI")
-    if uri:
+    if uri and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
         password = os.environ.get("GUIDEDRAG_TEST_NEO4J_PASSWORD", TEST_PASSWORD)
         yield uri, password, os.environ.get("GUIDEDRAG_TEST_NEO4J_VERSION", "external")
         return
