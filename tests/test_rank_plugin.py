@@ -330,12 +330,15 @@ def test_auto_ranks_in_pure_cypher_when_the_plugin_lacks_rank_tiers(
     from guidedrag_graph.embeddings import embedder_for
     from guidedrag_graph.kb import read_questions, sample_kb_dir
     from guidedrag_graph.pipeline import GuidedRAG
+    from tests.probes import CountingDriver
 
     question = next(q for q in read_questions(sample_kb_dir()) if q.semantics.entities)
     embedder = embedder_for(settings)
     with (
         GuidedRAG(settings, driver=sample_db, embedder=embedder) as rag,
-        GuidedRAG(settings, driver=sample_db, embedder=embedder) as old_jar,
+        # Server facts are shared by every context on one driver (context.KBState): the old
+        # jar's context gets a driver object of its own (the same connections, wrapped).
+        GuidedRAG(settings, driver=CountingDriver(sample_db), embedder=embedder) as old_jar,  # type: ignore[arg-type]
     ):
         assert rag.graph.rank_plugin and rag.graph.rank_tiers_plugin
         new = rag.retrieve(question.question, semantics=question.semantics, k=3)
