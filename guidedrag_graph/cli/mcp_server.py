@@ -70,7 +70,8 @@ def _tool_error(exc: Exception) -> ToolError:
 
 class StrictTool(Tool):
     """A tool whose arguments are checked before the SDK sees them: an unknown name, or a bad
-    value, is refused in one line (no pydantic dump, no URL)."""
+    value, is refused in one line (no pydantic dump, no URL), and whose refusals read as the
+    core words them."""
 
     checks: dict[str, Any] = Field(default_factory=dict, exclude=True)
 
@@ -95,7 +96,14 @@ class StrictTool(Tool):
         except ValidationError as exc:
             known = list(self.parameters.get("properties", {}))
             raise ToolError(one_line(exc, door=self.name, known=known, core=self.checks)) from None
-        return await super().run(arguments, context, convert_result)
+        try:
+            return await super().run(arguments, context, convert_result)
+        except ToolError as exc:
+            # The SDK prefixes "Error executing tool NAME: "; the tools' own refusals are
+            # already one line in the core's words, the same as at every other door.
+            if type(exc) is ToolError and type(exc.__cause__) is ToolError:
+                raise ToolError(str(exc.__cause__)) from None
+            raise
 
 
 def build_server(rag: GuidedRAG) -> MCPServer:
