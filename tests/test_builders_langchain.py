@@ -51,7 +51,9 @@ def build_with_langchain(settings: Settings, embedder: Embedder) -> None:
             return [float(x) for x in embedder.embed_queries([text])[0]]
 
     password = settings.neo4j_password.get_secret_value()
-    graph = Neo4jGraph(url=settings.neo4j_uri, username=settings.neo4j_username, password=password)
+    graph = Neo4jGraph(
+        url=settings.neo4j_uri, username=settings.neo4j_username, password=password
+    )
     documents = []
     for title, text in DOCUMENTS.items():
         found = extract(text)
@@ -132,16 +134,8 @@ def test_inspect_proposes_the_preset(apoc_driver: Driver, graph: Settings) -> No
     fields: dict[str, Any] = {
         name: getattr(PRESET, name)
         for name in (
-            "chunk_label",
-            "document_label",
-            "entity_label",
-            "part_of_type",
-            "mentions_type",
-            "mentions_direction",
-            "chunk_id",
-            "chunk_text",
-            "chunk_embedding",
-            "entity_id",
+            "chunk_label", "document_label", "entity_label", "part_of_type", "mentions_type",
+            "mentions_direction", "chunk_id", "chunk_text", "chunk_embedding", "entity_id",
             "document_title",
         )
     }

@@ -152,16 +152,8 @@ def test_guided_retrieval_on_llamaindexs_graph(
 def test_inspect_proposes_the_preset(apoc_driver: Driver, graph: Settings) -> None:
     proposed, _ = propose_mapping(inspect_graph(apoc_driver, graph.neo4j_database))
     for name in (
-        "chunk_label",
-        "entity_label",
-        "part_of_type",
-        "mentions_type",
-        "mentions_direction",
-        "chunk_id",
-        "chunk_text",
-        "chunk_embedding",
-        "entity_id",
-        "entity_name",
+        "chunk_label", "entity_label", "part_of_type", "mentions_type", "mentions_direction",
+        "chunk_id", "chunk_text", "chunk_embedding", "entity_id", "entity_name",
         "document_title",
     ):
         assert getattr(proposed, name) == getattr(PRESET, name), name

@@ -174,16 +174,8 @@ def test_inspect_proposes_the_preset(apoc_driver: Driver, graph: Settings) -> No
     proposed, _notes = propose_mapping(inspect_graph(apoc_driver, graph.neo4j_database))
     preset = PRESETS["neo4j-graphrag-builder"]
     for name in (
-        "chunk_label",
-        "entity_label",
-        "document_label",
-        "part_of_type",
-        "mentions_type",
-        "mentions_direction",
-        "chunk_text",
-        "chunk_embedding",
-        "chunk_id",
-        "entity_name",
+        "chunk_label", "entity_label", "document_label", "part_of_type", "mentions_type",
+        "mentions_direction", "chunk_text", "chunk_embedding", "chunk_id", "entity_name",
         "next_chunk_type",
     ):
         if name == "next_chunk_type":
