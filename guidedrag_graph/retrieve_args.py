@@ -81,7 +81,10 @@ _FIXES = {
 
 def k_problem(k: object) -> str:
     """The one wording of a bad ``k`` (neo4j-graphrag's ``top_k``), whichever door it came in by."""
-    return f"invalid k={k!r} (top_k is the same argument): use a whole number of chunks, 1 or more"
+    return (
+        f"invalid retrieve() argument k={k!r} (top_k is the same argument): use a whole number "
+        f"of chunks, 1 or more"
+    )
 
 
 def _one_line(exc: ValidationError) -> str:
@@ -135,7 +138,8 @@ def check_k(k: int | None, settings: Settings) -> None:
     """``k`` at most ``GUIDEDRAG_MAX_TOP_K`` (the lower bound is RetrieveArgs')."""
     if isinstance(k, int) and not isinstance(k, bool) and k > settings.max_top_k:
         raise ConfigurationError(
-            f"invalid k={k} (top_k is the same argument): over GUIDEDRAG_MAX_TOP_K="
+            f"invalid retrieve() argument k={k} (top_k is the same argument): over "
+            f"GUIDEDRAG_MAX_TOP_K="
             f"{settings.max_top_k:,}; ask for fewer chunks or raise the setting"
         )
 
