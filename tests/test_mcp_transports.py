@@ -65,6 +65,7 @@ def calls() -> list[tuple[str, dict[str, Any]]]:
         ("retrieve", {"question": question, "entities": [UNKNOWN]}),
         ("retrieve", {"question": question, "entity": [entity]}),
         ("retrieve", {"question": "   "}),
+        ("retrieve", {"question": ""}),
         ("retrieve", {"question": question, "k": 0}),
         ("retrieve", {"question": question, "steering": "sideways"}),
         ("ask", {"question": question, "selection": f"entity({entity!r})", "k": 2}),
@@ -135,7 +136,9 @@ def check(tools: list[Any], results: list[Any], rag: GuidedRAG) -> None:
         by_name["ask"].output_schema["properties"]
     )
 
-    found, two, unknown, misspelt, blank, zero, sideways, asked, ask_unknown, bad_select = results
+    found, two, unknown, misspelt, blank, empty, zero, sideways, asked, ask_unknown, bad_select = (
+        results
+    )
     want = rag.retrieve(question, semantics=merge_stated(None, [entity]))
     data = found.structured_content
     assert not found.is_error
@@ -158,7 +161,7 @@ def check(tools: list[Any], results: list[Any], rag: GuidedRAG) -> None:
         "retrieve got an unknown argument 'entity'; known: question, entities, relations, k, "
         "steering, selection, filters"
     )
-    assert refusal(blank) == QUESTION_EMPTY
+    assert refusal(blank) == refusal(empty) == QUESTION_EMPTY
     assert refusal(zero) == k_problem(0)
     assert refusal(sideways).startswith("invalid steering='sideways'")
     assert "select got an unknown argument 'max_id'" in refusal(bad_select)

@@ -17,7 +17,7 @@ import asyncio
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.pipeline import Answer, GuidedRAG, RetrievalResult
@@ -44,7 +44,7 @@ class CallOptions:
     query_vector: Sequence[float] | None = None
 
     @classmethod
-    def of(cls, options: Mapping[str, Any], *, door: str) -> CallOptions:
+    def of(cls, options: Mapping[str, object], *, door: str) -> CallOptions:
         """Options given by name (``top_k`` is ``k``'s other spelling); an unknown name is a
         one-line error naming it and the known ones, never silently ignored."""
         known = OPTION_NAMES
@@ -53,7 +53,7 @@ class CallOptions:
             raise ConfigurationError(
                 f"{door} got an unknown argument {unknown[0]!r}; known: {', '.join(known)}"
             )
-        given = {name: value for name, value in options.items() if name != "top_k"}
+        given: dict[str, Any] = {name: v for name, v in options.items() if name != "top_k"}
         given["k"] = one_k(options.get("k"), options.get("top_k"))
         return cls(**given)
 
@@ -64,6 +64,22 @@ class CallOptions:
             value = getattr(self, f.name)
             merged[f.name] = getattr(defaults, f.name) if value is None else value
         return CallOptions(**merged)
+
+
+class CallKeywords(TypedDict, total=False):
+    """The per-call options as keywords (``retrieve(question, entities=[...], k=3)``)."""
+
+    semantics: SemanticsLike
+    entities: Sequence[str] | None
+    relations: Sequence[str] | None
+    k: int | None
+    top_k: int | None
+    steering: str | None
+    selection: str | None
+    filters: Mapping[str, Any] | None
+    ranker: str | None
+    link: bool | None
+    query_vector: Sequence[float] | None
 
 
 OPTION_NAMES: tuple[str, ...] = (*(f.name for f in dataclasses.fields(CallOptions)), "top_k")

@@ -31,7 +31,7 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.retrievers import BaseRetriever
@@ -41,6 +41,7 @@ from pydantic import PrivateAttr
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.integrations._calls import (
+    CallKeywords,
     CallOptions,
     Retrieved,
     SemanticsLike,
@@ -107,7 +108,7 @@ class GuidedLlamaIndexRetriever(BaseRetriever):
         return cls(GuidedRAG(settings), **kwargs)
 
     def retrieve(
-        self, str_or_query_bundle: str | QueryBundle, **options: Any
+        self, str_or_query_bundle: str | QueryBundle, **options: Unpack[CallKeywords]
     ) -> list[NodeWithScore]:
         """LlamaIndex's ``retrieve``, with this call's options; a ``Retrieved`` list."""
         call = _Call(CallOptions.of(options, door=_DOOR))
@@ -119,7 +120,7 @@ class GuidedLlamaIndexRetriever(BaseRetriever):
         return self._retrieved(nodes, call)
 
     async def aretrieve(
-        self, str_or_query_bundle: str | QueryBundle, **options: Any
+        self, str_or_query_bundle: str | QueryBundle, **options: Unpack[CallKeywords]
     ) -> list[NodeWithScore]:
         """``retrieve``, awaited: each concurrent call keeps its own options and result."""
         call = _Call(CallOptions.of(options, door=_DOOR))
