@@ -71,7 +71,13 @@ def calls() -> list[tuple[str, dict[str, Any]]]:
         ("ask", {"question": question, "selection": f"entity({entity!r})", "k": 2}),
         ("ask", {"question": question, "entities": [UNKNOWN]}),
         ("select", {"expression": f"entity({entity!r})", "max_id": 3}),
+        ("retrieve", {"question": question, "entities": [entity], "filters": filters_for(entity)}),
     ]
+
+
+def filters_for(entity: str) -> dict[str, Any]:
+    """Only the chunks of the entity's own article (the sample KB's document ids)."""
+    return {"document_id": {"$in": [f"wiki:{entity}"]}}
 
 
 async def _session(read: Any, write: Any) -> tuple[list[Any], list[Any]]:
@@ -136,9 +142,8 @@ def check(tools: list[Any], results: list[Any], rag: GuidedRAG) -> None:
         by_name["ask"].output_schema["properties"]
     )
 
-    found, two, unknown, misspelt, blank, empty, zero, sideways, asked, ask_unknown, bad_select = (
-        results
-    )
+    found, two, unknown, misspelt, blank, empty, zero, sideways, *rest = results
+    asked, ask_unknown, bad_select, filtered = rest
     want = rag.retrieve(question, semantics=merge_stated(None, [entity]))
     data = found.structured_content
     assert not found.is_error
@@ -165,6 +170,14 @@ def check(tools: list[Any], results: list[Any], rag: GuidedRAG) -> None:
     assert refusal(zero) == k_problem(0)
     assert refusal(sideways).startswith("invalid steering='sideways'")
     assert "select got an unknown argument 'max_id'" in refusal(bad_select)
+
+    only = rag.retrieve(
+        question, semantics=merge_stated(None, [entity]), filters=filters_for(entity)
+    )
+    assert only.chunks and [c.id for c in only.chunks] != [c.id for c in want.chunks]
+    assert [c["chunk_id"] for c in filtered.structured_content["chunks"]] == [
+        c.id for c in only.chunks
+    ]
 
     hard = rag.retrieve(question, f"entity({entity!r})", k=2)
     answer = asked.structured_content
