@@ -11,6 +11,7 @@ import re
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -252,8 +253,19 @@ class ServerInfo:
         return "CYPHER 25 " if self.is_calver else ""
 
 
-def server_info(driver: Driver, database: str | None = None) -> ServerInfo:
-    record = read_query(driver, templates.query("server_version"), database=database)[0]
+# A read other than ``read_query`` (``GraphContext``'s, which may be awaited):
+# (template name, query, params) -> rows.
+RowsReader = Callable[[str, str, dict[str, Any]], list[dict[str, Any]]]
+
+
+def server_info(
+    driver: Driver, database: str | None = None, read: RowsReader | None = None
+) -> ServerInfo:
+    query = templates.query("server_version")
+    rows = (
+        read("server_version", query, {}) if read else read_query(driver, query, database=database)
+    )
+    record = rows[0]
     return ServerInfo(version=str(record["version"]), edition=str(record["edition"]))
 
 
@@ -266,7 +278,12 @@ _PROCEDURES_LOCK = threading.Lock()
 
 
 def procedure_available(
-    driver: Driver, name: str, database: str | None = None, *, function: bool = False
+    driver: Driver,
+    name: str,
+    database: str | None = None,
+    *,
+    function: bool = False,
+    read: RowsReader | None = None,
 ) -> bool:
     """Whether ``SHOW PROCEDURES`` (``function``: ``SHOW FUNCTIONS``) lists ``name``; asked once
     per driver and database. A server that refuses to list them (a restricted role) counts as
@@ -277,13 +294,13 @@ def procedure_available(
         if key in known:
             return known[key]
     try:
-        rows = read_query(
-            driver,
-            templates.query(
-                "procedure_listed", variant={"kind": "function" if function else "procedure"}
-            ),
-            {"name": name},
-            database=database,
+        query = templates.query(
+            "procedure_listed", variant={"kind": "function" if function else "procedure"}
+        )
+        rows = (
+            read("procedure_listed", query, {"name": name})
+            if read
+            else read_query(driver, query, {"name": name}, database=database)
         )
         listed = bool(rows and rows[0]["listed"])
     except Neo4jError:
