@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+
 import pytest
 from neo4j import Driver
 
