@@ -69,28 +69,59 @@ class RetrieveArgs(BaseModel):
                 }
             )
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(x) for x in e['loc'])}={e.get('input')!r}: {e['msg']}"
-                for e in exc.errors()
-            )
-            raise ConfigurationError(
-                f"invalid retrieve() argument ({problems}); use k >= 1, threshold in [-1, 1], "
-                f"fetch_k >= 1, mmr_lambda in [0, 1], "
-                f"steering {one_of(STEERINGS)}, ranker {one_of(RANKERS)}, path {one_of(PATHS)}"
-            ) from None
+            raise ConfigurationError(_one_line(exc)) from None
+
+
+# What each argument must be: an error names only the arguments that failed and their fix.
+_FIXES = {
+    "ranker": f"use {one_of(RANKERS)}",
+    "steering": f"use {one_of(STEERINGS)}",
+    "path": f"use {one_of(PATHS)}",
+    "threshold": "use a raw cosine in [-1, 1]",
+    "fetch_k": "use a whole number, 1 or more",
+    "mmr_lambda": "use a number in [0, 1]",
+}
+
+
+def k_problem(k: object) -> str:
+    """The one wording of a bad ``k`` (neo4j-graphrag's ``top_k``), whichever door it came in by."""
+    return (
+        f"invalid retrieve() argument k={k!r} (top_k is the same argument): use a whole number "
+        f"of chunks, 1 or more"
+    )
+
+
+def _one_line(exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        name = ".".join(str(x) for x in error["loc"])
+        if name == "k":
+            problems.append(k_problem(error.get("input")))
+        else:
+            fix = _FIXES.get(name, error["msg"])
+            problems.append(f"invalid retrieve() argument {name}={error.get('input')!r}: {fix}")
+    return "; ".join(problems)
 
 
 # --- bounded inputs (docs/security.md)-------------------------------------------------------
 # Checked before anything is embedded or sent: a 5 MB question costs a len(), not minutes of CPU.
 
 
-def check_question(question: object, settings: Settings) -> str:
+QUESTION_EMPTY = "question is empty: pass the question to rank chunks for"
+
+
+def check_question(question: object, settings: Settings, *, required: bool = True) -> str:
     """``question`` if it is text no longer than ``GUIDEDRAG_MAX_QUESTION`` characters that
-    UTF-8 can carry (a lone surrogate would fail inside the embedder or the driver)."""
+    UTF-8 can carry (a lone surrogate would fail inside the embedder or the driver), and not
+    empty or blank unless not ``required`` (a ``query_vector`` stands for it). Every door
+    (``GuidedRAG.retrieve``, the CLI, LangChain, LlamaIndex, neo4j-graphrag, MCP) reaches this
+    one check, so a blank question is refused in the same words everywhere."""
     if not isinstance(question, str):
         raise ConfigurationError(
             f"question must be text, not {type(question).__name__}: pass a str"
         )
+    if not question.strip() and required:
+        raise ConfigurationError(QUESTION_EMPTY)
     if len(question) > settings.max_question:
         raise ConfigurationError(
             f"question is {len(question):,} characters, over GUIDEDRAG_MAX_QUESTION="
@@ -111,8 +142,9 @@ def check_k(k: int | None, settings: Settings) -> None:
     """``k`` at most ``GUIDEDRAG_MAX_TOP_K`` (the lower bound is RetrieveArgs')."""
     if isinstance(k, int) and not isinstance(k, bool) and k > settings.max_top_k:
         raise ConfigurationError(
-            f"invalid retrieve() argument k={k}: over GUIDEDRAG_MAX_TOP_K={settings.max_top_k:,}; "
-            f"ask for fewer chunks or raise the setting"
+            f"invalid retrieve() argument k={k} (top_k is the same argument): over "
+            f"GUIDEDRAG_MAX_TOP_K="
+            f"{settings.max_top_k:,}; ask for fewer chunks or raise the setting"
         )
 
 
@@ -208,7 +240,7 @@ def validate(
     inputs, each a one-line ConfigurationError; the query vector as the float32 array it ranks
     by (None: the question is embedded). ``dimensions`` is asked only for a query vector."""
     args = RetrieveArgs.check(k=k, ranker=ranker, steering=steering, path=path, threshold=threshold)
-    check_question(question, settings)
+    check_question(question, settings, required=query_vector is None)
     check_k(k, settings)
     if query_vector is None:
         return args, None

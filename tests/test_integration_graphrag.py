@@ -24,7 +24,12 @@ from neo4j_graphrag.types import RetrieverResultItem
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.integrations.neo4j_graphrag import GuidedEmbedder, GuidedRetriever
+from guidedrag_graph.integrations.neo4j_graphrag import (
+    ABSTENTION_ANSWER,
+    GuidedEmbedder,
+    GuidedGraphRAG,
+    GuidedRetriever,
+)
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.semantics import Semantics
 from tests.llm_server import LLMServer, llm_server
@@ -281,3 +286,50 @@ def test_every_stated_entity_is_kept_and_auto_is_said(
     )
     assert ids(found) == [c.id for c in expected.chunks]
     assert found.metadata["tier_sizes"] == expected.tier_sizes
+
+
+# ------------------------------------------------------------------------------ GuidedGraphRAG
+def test_guided_graphrag_calls_the_llm_only_when_retrieval_finds_chunks(
+    tiny_kb: Driver,
+    settings: Settings,
+    llm: LLMServer,
+    embedder: Embedder,
+) -> None:
+    rag = GuidedRAG(settings, driver=tiny_kb, embedder=embedder)
+    retriever = GuidedRetriever(tiny_kb, settings, rag=rag)
+    model = OpenAILLM(model_name="test-model", base_url=llm.base_url, api_key="test-key")
+    unknown = {"semantics": {"entities": ["Nobody Anyone Knows"]}}
+
+    # neo4j-graphrag's own GraphRAG asks its LLM with an empty context
+    GraphRAG(retriever=retriever, llm=model).search(
+        QUESTION, retriever_config=unknown, return_context=False
+    )
+    assert len(llm.requests) == 1
+    llm.requests.clear()
+
+    guided = GuidedGraphRAG(retriever=retriever, llm=model)
+    abstained = guided.search(QUESTION, retriever_config=unknown, return_context=True)
+    assert llm.requests == []  # no HTTP request reached the LLM server
+    assert abstained.abstained is True and abstained.llm_called is False
+    assert abstained.reason and "Nobody Anyone Knows" in abstained.reason
+    assert abstained.answer == ABSTENTION_ANSWER.format(reason=abstained.reason)
+    assert abstained.retriever_result is not None and abstained.retriever_result.items == []
+    filtered = guided.search(
+        QUESTION,
+        retriever_config={"filters": {"document_id": "d-nowhere"}},
+        response_fallback="Not in the KB.",
+    )
+    assert filtered.answer == "Not in the KB." and filtered.abstained
+    assert filtered.retriever_result is None  # return_context defaults to False
+    assert llm.requests == []
+
+    answered = guided.search(
+        QUESTION,
+        retriever_config={"semantics": {"entities": ["Ada Lovelace"]}, "top_k": 2},
+        return_context=True,
+    )
+    assert len(llm.requests) == 1 and "/chat/completions" in llm.requests[0]["path"]
+    assert answered.llm_called is True and answered.abstained is False
+    assert "[ada-1]" in answered.answer and answered.reason is None
+    assert answered.retriever_result is not None
+    assert ids(answered.retriever_result) == ["ada-1", "ada-2"]

@@ -84,7 +84,7 @@ _LAZY: dict[str, tuple[str, str, str]] = {
     "mcp": (
         "guidedrag_graph.cli.mcp_cmd",
         "mcp_command",
-        "Serve GuidedRAG's read-only tools to an MCP client over stdio.",
+        "Serve GuidedRAG's read-only tools to MCP clients (stdio or streamable HTTP).",
     ),
     "calibrate": (
         "guidedrag_graph.cli.calibrate_cmd",

@@ -1,4 +1,5 @@
-"""``guidedrag mcp``: the MCP server on stdio (guidedrag_graph/cli/mcp_server.py)."""
+"""``guidedrag mcp``: the MCP server on stdio or streamable HTTP
+(guidedrag_graph/cli/mcp_server.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,35 @@ from guidedrag_graph.errors import ConfigurationError
 
 
 @click.command("mcp")
-def mcp_command() -> None:
-    """Serve GuidedRAG's read-only tools to an MCP client over stdio.
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "streamable-http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio: a client starts the server as a subprocess; streamable-http: serve "
+    "http://HOST:PORT/mcp to clients that connect",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="streamable-http: the address to listen on (the server has no authentication: keep "
+    "it on loopback, or put it behind a proxy that authenticates)",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=8000,
+    show_default=True,
+    help="streamable-http: the port",
+)
+def mcp_command(transport: str, host: str, port: int) -> None:
+    """Serve GuidedRAG's read-only tools to MCP clients.
 
     The tools: retrieve, select, cypher, suggest_entities and ask. It connects with the usual
-    settings (NEO4J_URI, NEO4J_PASSWORD, GUIDEDRAG_*); a client starts it as a
-    subprocess: {"command": "guidedrag", "args": ["mcp"]}.
+    settings (NEO4J_URI, NEO4J_PASSWORD, GUIDEDRAG_*). Over stdio a client starts it as a
+    subprocess: {"command": "guidedrag", "args": ["mcp"]}; over streamable HTTP clients connect
+    to http://127.0.0.1:8000/mcp.
     """
     try:
         from guidedrag_graph.cli.mcp_server import serve
@@ -27,4 +51,4 @@ def mcp_command() -> None:
     from guidedrag_graph.pipeline import GuidedRAG
 
     with GuidedRAG(load_settings()) as rag:
-        serve(rag)
+        serve(rag, "stdio" if transport == "stdio" else "streamable-http", host=host, port=port)

@@ -1,111 +1,66 @@
-"""``guidedrag mcp``: GuidedRAG as a Model Context Protocol server (stdio; the official ``mcp``
-SDK, ``pip install 'guidedrag-graph[mcp]'``).
+"""``guidedrag mcp``: GuidedRAG as a Model Context Protocol server (the official ``mcp`` SDK,
+``pip install 'guidedrag-graph[mcp]'``), over stdio or streamable HTTP.
 
 An agent gets five tools over the configured database: ``retrieve`` (ranked chunks for a
 question), ``select`` (the size of every term of a selection and its chunk ids), ``cypher`` (a
 selection as a Neo4j Browser script), ``suggest_entities`` (names the KB knows close to a name,
 or the entities a question names) and ``ask`` (retrieve, augment and, when an LLM is configured,
-answer). Every parameter is typed and described in the tool's JSON schema.
+answer). Every parameter is typed and described in the tool's input schema, which refuses any
+argument it does not name (``"entity"`` for ``"entities"`` is an error naming both, never
+silently dropped); every result is a pydantic model (guidedrag_graph/cli/mcp_schema.py), so the
+output schemas list their fields. Each result carries its own call's abstention and reason,
+linked names, tier sizes and steering.
 
 Read-only by construction: no tool takes Cypher to run or writes anything. The tools are the
 library's own read paths (``GuidedRAG.retrieve``/``ask``, ``Selector``, the resolver), whose
 queries all run in READ transactions under the query timeout; ``cypher`` only prints a script.
 
-Client configuration (Claude Desktop and the like)::
+Client configuration (Claude Desktop and the like), stdio::
 
     {"mcpServers": {"guidedrag": {"command": "guidedrag", "args": ["mcp"],
                                   "env": {"NEO4J_URI": "bolt://127.0.0.1:7687",
                                           "NEO4J_PASSWORD": "..."}}}}
+
+or over HTTP: ``guidedrag mcp --transport streamable-http`` serves ``http://127.0.0.1:8000/mcp``.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from guidedrag_graph.cli.failure import explain
+from guidedrag_graph.cli.mcp_schema import (
+    Answered,
+    Entities,
+    Expression,
+    Filters,
+    Question,
+    Relations,
+    Retrieval,
+    Selected,
+    SelectionText,
+    Steering,
+    TopK,
+    from_answer,
+    from_retrieval,
+    from_selection,
+)
 from guidedrag_graph.cli.select_cmd import browser_script
-from guidedrag_graph.integrations._calls import CallOptions
-from guidedrag_graph.integrations._calls import retrieve as run_retrieve
+from guidedrag_graph.integrations._calls import CallOptions, aask, aretrieve
+from guidedrag_graph.integrations._tool import core_checks, one_line
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.semantics import merge_stated
 
-__all__ = ["build_server", "serve"]
+__all__ = ["TRANSPORTS", "build_server", "serve"]
 
+TRANSPORTS = ("stdio", "streamable-http")
+Transport = Literal["stdio", "streamable-http"]
 _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
-_MAX_K = 100
-
-Question = Annotated[
-    str, Field(min_length=1, max_length=4_000, description="the question, in natural language")
-]
-Entities = Annotated[
-    list[str] | None,
-    Field(
-        default=None,
-        max_length=50,
-        description="entity names the question is about, as the KB names them (see "
-        "suggest_entities); steering boosts their chunks, their relation hops and their "
-        "neighbourhood. Omit to let the server decide from the question alone",
-    ),
-]
-Relations = Annotated[
-    list[str] | None,
-    Field(
-        default=None,
-        max_length=50,
-        description="relation types the question asks about (e.g. IS_CURRENCY_OF); they make "
-        "the question relational",
-    ),
-]
-TopK = Annotated[
-    int | None,
-    Field(default=None, ge=1, le=_MAX_K, description="how many chunks to return (default 5)"),
-]
-Steering = Annotated[
-    Literal["auto", "hard", "soft"] | None,
-    Field(
-        default=None,
-        description="auto (default): rank every chunk with graded boosts from the graph; hard: "
-        "only chunks inside the selection (the paper); soft: the selection boosted over all",
-    ),
-]
-SelectionText = Annotated[
-    str | None,
-    Field(
-        default=None,
-        max_length=10_000,
-        description="a selection in the DSL, e.g. \"entity('Euro') & hop('Euro', "
-        "['IS_CURRENCY_OF'])\"; instead of the one the entities imply (runs hard under auto)",
-    ),
-]
-Expression = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=10_000,
-        description="a selection in the DSL: entity('X'), hop('X', ['REL']), khop('X', 2), "
-        "near(...), document('T'), combined with | & - ^",
-    ),
-]
-
-
-def _chunks(result: Any) -> list[dict[str, Any]]:
-    return [
-        {
-            "chunk_id": c.id,
-            "document_id": c.document_id,
-            "document_title": c.document_title,
-            "text": c.text,
-            "score": c.score,
-            "cosine": c.cosine,
-            "tier": c.tier,
-        }
-        for c in result.chunks
-    ]
 
 
 def _tool_error(exc: Exception) -> ToolError:
@@ -113,52 +68,78 @@ def _tool_error(exc: Exception) -> ToolError:
     return ToolError(explain(exc)[0])
 
 
+class StrictTool(Tool):
+    """A tool whose arguments are checked before the SDK sees them: an unknown name, or a bad
+    value, is refused in one line (no pydantic dump, no URL), and whose refusals read as the
+    core words them."""
+
+    checks: dict[str, Any] = Field(default_factory=dict, exclude=True)
+
+    @classmethod
+    def strict(cls, fn: Any, checks: dict[str, Any]) -> StrictTool:
+        tool = cast(
+            StrictTool, cls.from_function(fn, annotations=_READ_ONLY, structured_output=True)
+        )
+        base = tool.fn_metadata.arg_model
+        forbidding = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+        strict: type[BaseModel] = type(base.__name__, (base,), {"model_config": forbidding})
+        tool.fn_metadata.arg_model = cast(Any, strict)
+        tool.parameters = strict.model_json_schema(by_alias=True)
+        tool.checks = checks
+        return tool
+
+    async def run(
+        self, arguments: dict[str, Any], context: Any, convert_result: bool = False
+    ) -> Any:
+        try:
+            self.fn_metadata.validate_arguments(arguments)
+        except ValidationError as exc:
+            known = list(self.parameters.get("properties", {}))
+            raise ToolError(one_line(exc, door=self.name, known=known, core=self.checks)) from None
+        try:
+            return await super().run(arguments, context, convert_result)
+        except ToolError as exc:
+            # The SDK prefixes "Error executing tool NAME: "; the tools' own refusals are
+            # already one line in the core's words, the same as at every other door.
+            if type(exc) is ToolError and type(exc.__cause__) is ToolError:
+                raise ToolError(str(exc.__cause__)) from None
+            raise
+
+
 def build_server(rag: GuidedRAG) -> MCPServer:
     """The server, its tools bound to ``rag`` (which the caller opens and closes)."""
-    server = MCPServer(
-        name="guidedrag",
-        instructions="GuidedRAG over a Neo4j knowledge graph: name the entities a question is "
-        "about (suggest_entities finds the KB's spelling) and retrieve or ask. An empty "
-        "result with abstained=true means the KB does not know a name: do not guess.",
-    )
 
-    @server.tool(annotations=_READ_ONLY)
-    def retrieve(
+    async def retrieve(
         question: Question,
         entities: Entities = None,
         relations: Relations = None,
         k: TopK = None,
         steering: Steering = None,
         selection: SelectionText = None,
-    ) -> dict[str, Any]:
+        filters: Filters = None,
+    ) -> Retrieval:
         """Rank the KB's chunks for a question, steered by the entities it is about; returns
-        the chunks (id, document, text, scores, tier) best first, the selection and whether
-        the KB abstained (a name it does not know)."""
+        the chunks (id, document, text, scores, tier) best first, the selection, the linked
+        names and tier sizes, and whether the KB abstained (a name it does not know)."""
+        options = CallOptions(
+            entities=entities,
+            relations=relations,
+            k=k,
+            steering=steering,
+            selection=selection,
+            filters=filters,
+        )
         try:
-            result = run_retrieve(
-                rag,
-                question,
-                CallOptions(merge_stated(None, entities, relations), None, k, steering, selection),
-            )
+            return from_retrieval(await aretrieve(rag, question, options))
         except Exception as exc:
             raise _tool_error(exc) from exc
-        return {
-            "chunks": _chunks(result),
-            "selection": result.selection_text,
-            "selection_size": result.selection_size,
-            "steering": result.steering,
-            "abstained": result.abstained,
-            "empty": None if result.empty is None else result.empty.to_json(),
-            "notes": result.notes,
-        }
 
-    @server.tool(annotations=_READ_ONLY)
     def select(
         expression: Expression,
         max_ids: Annotated[
             int, Field(default=100, ge=0, le=10_000, description="chunk ids to return at most")
         ] = 100,
-    ) -> dict[str, Any]:
+    ) -> Selected:
         """The size of every term of a selection (like EXPLAIN ANALYZE) and the chunk ids it
         selects; why it is empty when it is."""
         try:
@@ -168,17 +149,16 @@ def build_server(rag: GuidedRAG) -> MCPServer:
             empty = prepared.empty or (rag.selector.explain_empty(prepared) if not ids else None)
         except Exception as exc:
             raise _tool_error(exc) from exc
-        return {
-            "selection": prepared.text,
-            "size": len(ids),
-            "tree": tree.to_json(),
-            "chunk_ids": ids[:max_ids],
-            "truncated": tree.truncated or len(ids) > max_ids,
-            "empty": None if empty is None else empty.to_json(),
-            "warnings": [w.to_json() for w in prepared.warnings],
-        }
+        return from_selection(
+            prepared.text,
+            ids,
+            tree.to_json(),
+            max_ids=max_ids,
+            truncated=tree.truncated,
+            empty=empty,
+            warnings=prepared.warnings,
+        )
 
-    @server.tool(annotations=_READ_ONLY)
     def cypher(expression: Expression) -> str:
         """A selection as a Neo4j Browser script (:param lines, then the query returning chunk
         ids, titles and text); names are resolved first, so it carries entity ids. Nothing is
@@ -189,7 +169,6 @@ def build_server(rag: GuidedRAG) -> MCPServer:
             raise _tool_error(exc) from exc
         return browser_script(prepared, rag.schema)
 
-    @server.tool(annotations=_READ_ONLY)
     def suggest_entities(
         text: Annotated[
             str,
@@ -218,37 +197,41 @@ def build_server(rag: GuidedRAG) -> MCPServer:
         except Exception as exc:
             raise _tool_error(exc) from exc
 
-    @server.tool(annotations=_READ_ONLY)
-    def ask(
+    async def ask(
         question: Question,
         entities: Entities = None,
         relations: Relations = None,
         k: TopK = None,
         steering: Steering = None,
-    ) -> dict[str, Any]:
+        selection: SelectionText = None,
+        filters: Filters = None,
+    ) -> Answered:
         """Answer a question from the KB: retrieve, build the augmented prompt and, when the
         server has an LLM configured, generate a cited answer (else the prompt is returned for
         you to answer from). Abstains, without calling the LLM, on names the KB does not know."""
+        options = CallOptions(
+            entities=entities,
+            relations=relations,
+            k=k,
+            steering=steering,
+            selection=selection,
+            filters=filters,
+        )
         try:
-            answer = rag.ask(
-                question,
-                semantics=merge_stated(None, entities, relations),
-                k=k,
-                steering=steering,
-            )
+            return from_answer(await aask(rag, question, options))
         except Exception as exc:
             raise _tool_error(exc) from exc
-        return {
-            "text": answer.text,
-            "abstained": answer.abstained,
-            "reason": answer.reason,
-            "citations": [c.__dict__ for c in answer.citations],
-            "prompt": None if answer.prompt is None or answer.llm_called else answer.prompt.text,
-            "chunks": _chunks(answer.retrieval),
-            "selection": answer.retrieval.selection_text,
-        }
 
-    return server
+    checks = core_checks(rag.settings)
+    functions = (retrieve, select, cypher, suggest_entities, ask)
+    tools: list[Tool] = [StrictTool.strict(fn, checks) for fn in functions]
+    return MCPServer(
+        name="guidedrag",
+        instructions="GuidedRAG over a Neo4j knowledge graph: name the entities a question is "
+        "about (suggest_entities finds the KB's spelling) and retrieve or ask. An empty "
+        "result with abstained=true means the KB does not know a name: do not guess.",
+        tools=tools,
+    )
 
 
 def expression_of(rag: GuidedRAG, text: str) -> Any:
@@ -258,6 +241,13 @@ def expression_of(rag: GuidedRAG, text: str) -> Any:
     return parse(text, rag.selector.limits)
 
 
-def serve(rag: GuidedRAG) -> None:
-    """Serve the tools on stdin/stdout until the client closes them."""
-    build_server(rag).run("stdio")
+def serve(
+    rag: GuidedRAG, transport: Transport = "stdio", *, host: str = "127.0.0.1", port: int = 8000
+) -> None:
+    """Serve the tools until the client closes stdio, or on ``http://host:port/mcp`` until
+    interrupted."""
+    server = build_server(rag)
+    if transport == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host=host, port=port)

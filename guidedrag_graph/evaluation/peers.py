@@ -3,8 +3,8 @@ every way a user comes in, and through what a Neo4j user would pick instead.
 
 - ``guidedrag-question``: the question alone, as a GraphRAG app sends it (no stated semantics):
   ``auto`` links the entities it names and ranks with their tiers;
-- ``guidedretriever``: ``GuidedRetriever.search`` with the question's semantics (it must return
-  what ``guidedrag`` returns);
+- ``guidedretriever``: ``GuidedRetriever.get_search_results`` (what its ``search`` runs) with the
+  question's semantics (it must return what ``guidedrag`` returns);
 - ``nggr-vector`` / ``nggr-hybrid``: neo4j-graphrag's own ``VectorRetriever`` and
   ``HybridRetriever``, by their own code, on the same server, index and question vectors (the
   hybrid one gets the question Lucene-escaped: it sends it raw, and ``/`` or ``?`` make Lucene
@@ -173,10 +173,11 @@ class Peers:
     def _retriever(self, asked: Formulation, approach: Approach, k: int, total: int) -> Row:
         question = asked.question
         start = time.perf_counter()
-        found = self.retriever.search(query_text=asked.text, semantics=question.semantics, top_k=k)
+        found = self.retriever.get_search_results(
+            query_text=asked.text, semantics=question.semantics, top_k=k
+        )
         latency = time.perf_counter() - start
-        result = self.retriever.last_result
-        assert result is not None
+        result = found.retrieval
         return retrieval_row(
             result,
             latency,

@@ -1,4 +1,5 @@
-"""Adapters to other libraries: neo4j-graphrag (core), LangChain (``[langchain]``) and
+"""Adapters to other libraries: neo4j-graphrag (core: a retriever, an embedder and a GraphRAG
+that does not call its LLM on an abstention), LangChain (``[langchain]``) and
 LlamaIndex (``[llamaindex]``); the MCP server (``[mcp]``) is ``guidedrag mcp``
 (guidedrag_graph/cli/mcp_server.py).
 
@@ -16,6 +17,7 @@ from typing import Any
 # name -> (module, the extra that installs what it imports)
 _EXPORTS: dict[str, tuple[str, str | None]] = {
     "GuidedRetriever": ("guidedrag_graph.integrations.neo4j_graphrag", None),
+    "GuidedGraphRAG": ("guidedrag_graph.integrations.neo4j_graphrag", None),
     "GuidedEmbedder": ("guidedrag_graph.integrations.embedder", None),
     "GuidedLangChainRetriever": ("guidedrag_graph.integrations.langchain", "langchain"),
     "GuidedEmbeddings": ("guidedrag_graph.integrations.langchain", "langchain"),

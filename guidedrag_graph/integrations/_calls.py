@@ -1,21 +1,31 @@
-"""What every adapter does per call: semantics in any accepted form, then ``GuidedRAG.retrieve``.
+"""What every adapter does per call: its options checked and merged, then ``GuidedRAG.retrieve``.
 
-The LangChain, LlamaIndex and MCP adapters take the same per-call options (semantics, ``k``,
-steering, a DSL selection) and must run exactly what ``GuidedRAG.retrieve`` runs — same ids, same
-abstentions — so they share this one path instead of each repeating the argument handling.
+The LangChain, LlamaIndex, neo4j-graphrag and MCP adapters take the same per-call options
+(semantics, entities, relations, ``k``/``top_k``, steering, a DSL selection, filters) and must run
+exactly what ``GuidedRAG.retrieve`` runs — same ids, same abstentions — so they share this one
+path instead of each repeating the argument handling. ``retrieve_call`` assembles the arguments
+once; ``retrieve`` and ``aretrieve`` only run them, so the sync and async forms of every door
+cannot drift apart.
+
+Each call's result travels with its own output (``Retrieved``), never on the adapter: calls that
+run at once (LangChain ``batch``, ``asyncio.gather``) each keep their own abstention and tiers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import asyncio
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, TypeVar
 
-from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
+from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.pipeline import Answer, GuidedRAG, RetrievalResult
 from guidedrag_graph.retrieval import RankedChunk
 from guidedrag_graph.semantics import Semantics, merge_stated
 
 SemanticsLike = Semantics | Mapping[str, Any] | None
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -24,34 +34,167 @@ class CallOptions:
 
     semantics: SemanticsLike = None
     entities: Sequence[str] | None = None
+    relations: Sequence[str] | None = None
     k: int | None = None
     steering: str | None = None
     selection: str | None = None
+    filters: Mapping[str, Any] | None = None
+    ranker: str | None = None
+    link: bool | None = None
+    query_vector: Sequence[float] | None = None
+
+    @classmethod
+    def of(cls, options: Mapping[str, object], *, door: str) -> CallOptions:
+        """Options given by name (``top_k`` is ``k``'s other spelling); an unknown name is a
+        one-line error naming it and the known ones, never silently ignored."""
+        known = OPTION_NAMES
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise ConfigurationError(
+                f"{door} got an unknown argument {unknown[0]!r}; known: {', '.join(known)}"
+            )
+        given: dict[str, Any] = {name: v for name, v in options.items() if name != "top_k"}
+        given["k"] = one_k(options.get("k"), options.get("top_k"))
+        return cls(**given)
 
     def over(self, defaults: CallOptions) -> CallOptions:
         """These options, each unset one taken from ``defaults``."""
-        return CallOptions(
-            semantics=self.semantics if self.semantics is not None else defaults.semantics,
-            entities=self.entities if self.entities is not None else defaults.entities,
-            k=self.k if self.k is not None else defaults.k,
-            steering=self.steering if self.steering is not None else defaults.steering,
-            selection=self.selection if self.selection is not None else defaults.selection,
+        merged: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            merged[f.name] = getattr(defaults, f.name) if value is None else value
+        return CallOptions(**merged)
+
+
+class CallKeywords(TypedDict, total=False):
+    """The per-call options as keywords (``retrieve(question, entities=[...], k=3)``)."""
+
+    semantics: SemanticsLike
+    entities: Sequence[str] | None
+    relations: Sequence[str] | None
+    k: int | None
+    top_k: int | None
+    steering: str | None
+    selection: str | None
+    filters: Mapping[str, Any] | None
+    ranker: str | None
+    link: bool | None
+    query_vector: Sequence[float] | None
+
+
+OPTION_NAMES: tuple[str, ...] = (*(f.name for f in dataclasses.fields(CallOptions)), "top_k")
+
+
+def one_k(k: object, top_k: object) -> Any:
+    """``k`` and ``top_k`` are one argument: either spelling, both only when they agree."""
+    if k is not None and top_k is not None and k != top_k:
+        raise ConfigurationError(
+            f"got k={k!r} and top_k={top_k!r}: they are the same argument, give one"
         )
+    return k if k is not None else top_k
 
 
-def retrieve(rag: GuidedRAG, question: str, options: CallOptions) -> RetrievalResult:
-    """``GuidedRAG.retrieve`` with the options as it takes them (nothing added or changed)."""
-    return rag.retrieve(
+@dataclass(frozen=True)
+class RetrieveCall:
+    """``GuidedRAG.retrieve``'s arguments for one call, as the sync and async forms pass them."""
+
+    question: str
+    selection: str | None
+    kwargs: dict[str, Any]
+
+
+def retrieve_call(question: str, options: CallOptions) -> RetrieveCall:
+    """The one place an adapter's options become ``retrieve``'s arguments (nothing added)."""
+    return RetrieveCall(
         question,
         options.selection,
-        semantics=merge_stated(options.semantics, options.entities),
-        k=options.k,
-        steering=options.steering,
+        {
+            "semantics": merge_stated(options.semantics, options.entities, options.relations),
+            "k": options.k,
+            "steering": options.steering,
+            "ranker": options.ranker,
+            "filters": options.filters,
+            "link": options.link,
+            "query_vector": options.query_vector,
+        },
     )
 
 
+def retrieve(rag: GuidedRAG, question: str, options: CallOptions) -> RetrievalResult:
+    """``GuidedRAG.retrieve`` with the options as it takes them."""
+    call = retrieve_call(question, options)
+    return rag.retrieve(call.question, call.selection, **call.kwargs)
+
+
+async def aretrieve(rag: GuidedRAG, question: str, options: CallOptions) -> RetrievalResult:
+    """The same call, awaited: every async door (LangChain ``ainvoke``, LlamaIndex
+    ``aretrieve``) comes through here, with the arguments ``retrieve_call`` assembled. Until the
+    core has an async path this runs the sync call on a worker thread; then it becomes
+    ``await rag.aretrieve(call.question, call.selection, **call.kwargs)`` and nothing else
+    changes."""
+    call = retrieve_call(question, options)
+    return await asyncio.to_thread(rag.retrieve, call.question, call.selection, **call.kwargs)
+
+
+def ask(rag: GuidedRAG, question: str, options: CallOptions) -> Answer:
+    """``GuidedRAG.ask`` with the same arguments ``retrieve`` gets (it abstains without an LLM
+    call when retrieval does)."""
+    call = retrieve_call(question, options)
+    return rag.ask(call.question, call.selection, **call.kwargs)
+
+
+async def aask(rag: GuidedRAG, question: str, options: CallOptions) -> Answer:
+    """``ask``, awaited (as ``aretrieve``: a worker thread until the core's ``aask``)."""
+    call = retrieve_call(question, options)
+    return await asyncio.to_thread(rag.ask, call.question, call.selection, **call.kwargs)
+
+
+class Retrieved(list[T]):
+    """One call's documents or nodes, with that call's ``RetrievalResult`` beside them.
+
+    A plain list to every caller (``== []`` when the KB abstained), and the place the abstention
+    and its reason live when there is no document to carry them: each output of a ``batch`` or a
+    ``gather`` holds its own question's result, nothing is kept on the adapter.
+    """
+
+    def __init__(self, items: Iterable[T], result: RetrievalResult) -> None:
+        super().__init__(items)
+        self.result = result
+
+    @property
+    def abstained(self) -> bool:
+        return self.result.abstained
+
+    @property
+    def reason(self) -> str | None:
+        """Why the KB abstained (None when it did not)."""
+        return abstention_reason(self.result)
+
+    @property
+    def tier_sizes(self) -> dict[str, int]:
+        return self.result.tier_sizes
+
+    @property
+    def linked(self) -> list[str]:
+        return linked_names(self.result)
+
+    @property
+    def steering(self) -> str:
+        return self.result.steering
+
+
+def abstention_reason(result: RetrievalResult) -> str | None:
+    return None if result.empty is None else result.empty.message
+
+
+def linked_names(result: RetrievalResult) -> list[str]:
+    """The entities ``auto`` linked from the question (none when they were stated)."""
+    return [n["entity"] for n in result.linked]
+
+
 def chunk_metadata(chunk: RankedChunk, result: RetrievalResult, rank: int) -> dict[str, Any]:
-    """One chunk's provenance as flat JSON-ready metadata (what LangChain and LlamaIndex show)."""
+    """One chunk's provenance and its call's outcome (abstention, linked names, tier sizes,
+    steering) as flat JSON-ready metadata: what LangChain and LlamaIndex show per item."""
     return {
         "chunk_id": chunk.id,
         "rank": rank,
@@ -67,4 +210,8 @@ def chunk_metadata(chunk: RankedChunk, result: RetrievalResult, rank: int) -> di
         "selection_size": result.selection_size,
         "steering": result.steering,
         "path": result.path,
+        "abstained": result.abstained,
+        "reason": abstention_reason(result),
+        "linked": linked_names(result),
+        "tier_sizes": dict(result.tier_sizes),
     }

@@ -1,18 +1,25 @@
-"""GuidedRAG as a LlamaIndex retriever and embedding (``pip install guidedrag-graph[llamaindex]``).
+"""GuidedRAG as a LlamaIndex retriever and embedding (``pip install '.[llamaindex]'``).
 
 >>> from guidedrag_graph.integrations.llamaindex import GuidedEmbedding, GuidedLlamaIndexRetriever
 >>> retriever = GuidedLlamaIndexRetriever.from_settings(Settings())
->>> nodes = retriever.retrieve("Which countries use the euro?", semantics={"entities": ["Euro"]})
->>> nodes[0].node.node_id, nodes[0].score, nodes[0].node.metadata["tier"]
+>>> nodes = retriever.retrieve("Which countries use the euro?", entities=["Euro"], k=3)
+>>> nodes.abstained, nodes.tier_sizes, nodes[0].node.metadata["tier"]     # this call's own
+>>> await asyncio.gather(*(retriever.aretrieve(q) for q in questions))   # each its own
 >>> RetrieverQueryEngine.from_args(retriever, llm=...)       # any LlamaIndex query engine
 
 The retriever runs ``GuidedRAG.retrieve`` and nothing else: the same chunk ids as
 ``guidedrag retrieve`` (a test holds them equal). LlamaIndex's ``retrieve`` takes only the
-question, so the per-call options (semantics, ``k``, steering, selection) are keywords of our
-``retrieve``/``aretrieve``, or fixed on the retriever; query engines, which call ``retrieve`` with
-the question alone, get the retriever's own. ``NodeWithScore.score`` is the ranking score
-(``score + boost``), so a LlamaIndex post-processor that re-sorts keeps our order; the plain
-cosine and the tier are in the node's metadata.
+question, so the per-call options (``semantics``, ``entities``, ``relations``, ``k``/``top_k``,
+``steering``, ``selection``, ``filters``, ``ranker``, ``link``) are keywords of our
+``retrieve``/``aretrieve``, or fixed on the retriever; query engines, which call ``retrieve``
+with the question alone, get the retriever's own. Each call returns its own ``Retrieved`` list
+(abstention and reason, linked names, tier sizes, steering), and each node's metadata repeats
+them. ``NodeWithScore.score`` is the ranking score (``score + boost``), so a LlamaIndex
+post-processor that re-sorts keeps our order.
+
+The scoring and provenance metadata stays out of what LlamaIndex sends an LLM and an embedder:
+by default a node shows the LLM only ``chunk_id`` and ``document_title`` and the embedder only
+``document_title`` (``llm_metadata_keys`` / ``embed_metadata_keys`` choose others).
 
 ``GuidedEmbedding`` keeps e5's asymmetry: queries ``query:``, texts ``passage:``.
 
@@ -23,7 +30,8 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Unpack
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.retrievers import BaseRetriever
@@ -32,22 +40,44 @@ from pydantic import PrivateAttr
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder, embedder_for
-from guidedrag_graph.integrations._calls import CallOptions, SemanticsLike, chunk_metadata, retrieve
+from guidedrag_graph.integrations._calls import (
+    CallKeywords,
+    CallOptions,
+    Retrieved,
+    SemanticsLike,
+    aretrieve,
+    chunk_metadata,
+    retrieve,
+)
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
 
 __all__ = ["GuidedEmbedding", "GuidedLlamaIndexRetriever"]
 
-# The options of the retrieve() call in progress (LlamaIndex's _retrieve takes the query only).
-_CALL: contextvars.ContextVar[CallOptions | None] = contextvars.ContextVar(
+_DOOR = "GuidedLlamaIndexRetriever.retrieve"
+LLM_METADATA_KEYS = ("chunk_id", "document_title")
+EMBED_METADATA_KEYS = ("document_title",)
+
+
+@dataclass
+class _Call:
+    """One ``retrieve`` call in progress: its options in, its result out (LlamaIndex's
+    ``_retrieve`` takes the query only and its ``retrieve`` rebuilds the node list)."""
+
+    options: CallOptions
+    result: RetrievalResult | None = None
+
+
+_CALL: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
     "guidedrag_llamaindex_call", default=None
 )
 
 
 class GuidedLlamaIndexRetriever(BaseRetriever):
     """A LlamaIndex ``BaseRetriever`` over ``GuidedRAG.retrieve``; nodes are ``TextNode``s whose
-    ``node_id`` is the chunk id and whose metadata holds the chunk's provenance (``chunk_id``,
-    ``document_id``, ``document_title``, ``score``, ``cosine``, ``boost``, ``tier``, ``tiers``,
-    ``selection``, ``selection_size``, ``steering``, ``path``)."""
+    ``node_id`` is the chunk id and whose metadata holds the chunk's provenance and its call's
+    outcome (``chunk_id``, ``document_id``, ``document_title``, ``score``, ``cosine``,
+    ``boost``, ``tier``, ``tiers``, ``selection``, ``selection_size``, ``steering``, ``path``,
+    ``abstained``, ``reason``, ``linked``, ``tier_sizes``)."""
 
     def __init__(
         self,
@@ -57,12 +87,18 @@ class GuidedLlamaIndexRetriever(BaseRetriever):
         k: int | None = None,
         steering: str | None = None,
         selection: str | None = None,
+        filters: dict[str, Any] | None = None,
+        llm_metadata_keys: Sequence[str] = LLM_METADATA_KEYS,
+        embed_metadata_keys: Sequence[str] = EMBED_METADATA_KEYS,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.rag = rag
-        self.defaults = CallOptions(semantics, None, k, steering, selection)
-        self.last_result: RetrievalResult | None = None
+        self.defaults = CallOptions(
+            semantics=semantics, k=k, steering=steering, selection=selection, filters=filters
+        )
+        self.llm_metadata_keys = tuple(llm_metadata_keys)
+        self.embed_metadata_keys = tuple(embed_metadata_keys)
 
     @classmethod
     def from_settings(
@@ -72,54 +108,65 @@ class GuidedLlamaIndexRetriever(BaseRetriever):
         return cls(GuidedRAG(settings), **kwargs)
 
     def retrieve(
-        self,
-        str_or_query_bundle: str | QueryBundle,
-        *,
-        semantics: SemanticsLike = None,
-        entities: Sequence[str] | None = None,
-        k: int | None = None,
-        steering: str | None = None,
-        selection: str | None = None,
+        self, str_or_query_bundle: str | QueryBundle, **options: Unpack[CallKeywords]
     ) -> list[NodeWithScore]:
-        """LlamaIndex's ``retrieve``, with this call's semantics and options."""
-        token = _CALL.set(CallOptions(semantics, entities, k, steering, selection))
+        """LlamaIndex's ``retrieve``, with this call's options; a ``Retrieved`` list."""
+        call = _Call(CallOptions.of(options, door=_DOOR))
+        token = _CALL.set(call)
         try:
-            return super().retrieve(str_or_query_bundle)
+            nodes = super().retrieve(str_or_query_bundle)
         finally:
             _CALL.reset(token)
+        return self._retrieved(nodes, call)
 
     async def aretrieve(
-        self,
-        str_or_query_bundle: str | QueryBundle,
-        *,
-        semantics: SemanticsLike = None,
-        entities: Sequence[str] | None = None,
-        k: int | None = None,
-        steering: str | None = None,
-        selection: str | None = None,
+        self, str_or_query_bundle: str | QueryBundle, **options: Unpack[CallKeywords]
     ) -> list[NodeWithScore]:
-        """``retrieve``, awaited (LlamaIndex runs ``_retrieve`` inline)."""
-        token = _CALL.set(CallOptions(semantics, entities, k, steering, selection))
+        """``retrieve``, awaited: each concurrent call keeps its own options and result."""
+        call = _Call(CallOptions.of(options, door=_DOOR))
+        token = _CALL.set(call)
         try:
-            return await super().aretrieve(str_or_query_bundle)
+            nodes = await super().aretrieve(str_or_query_bundle)
         finally:
             _CALL.reset(token)
+        return self._retrieved(nodes, call)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        options = (_CALL.get() or CallOptions()).over(self.defaults)
-        result = retrieve(self.rag, query_bundle.query_str, options)
-        self.last_result = result
-        return [
-            NodeWithScore(
-                node=TextNode(
-                    id_=chunk.id,
-                    text=chunk.text,
-                    metadata=chunk_metadata(chunk, result, rank),
-                ),
-                score=chunk.score + chunk.boost,
+        call = self._call()
+        call.result = retrieve(self.rag, query_bundle.query_str, call.options.over(self.defaults))
+        return self._nodes(call.result)
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        call = self._call()
+        options = call.options.over(self.defaults)
+        call.result = await aretrieve(self.rag, query_bundle.query_str, options)
+        return self._nodes(call.result)
+
+    def _call(self) -> _Call:
+        """The call in progress; a caller that reaches ``_retrieve`` without our ``retrieve``
+        (a query engine holding LlamaIndex's base method) gets the retriever's own options."""
+        return _CALL.get() or _Call(CallOptions())
+
+    @staticmethod
+    def _retrieved(nodes: list[NodeWithScore], call: _Call) -> list[NodeWithScore]:
+        assert call.result is not None  # _retrieve ran in this call's context
+        return Retrieved(nodes, call.result)
+
+    def _nodes(self, result: RetrievalResult) -> list[NodeWithScore]:
+        out = []
+        for rank, chunk in enumerate(result.chunks, start=1):
+            metadata = chunk_metadata(chunk, result, rank)
+            node = TextNode(
+                id_=chunk.id,
+                text=chunk.text,
+                metadata=metadata,
+                excluded_llm_metadata_keys=[k for k in metadata if k not in self.llm_metadata_keys],
+                excluded_embed_metadata_keys=[
+                    k for k in metadata if k not in self.embed_metadata_keys
+                ],
             )
-            for rank, chunk in enumerate(result.chunks, start=1)
-        ]
+            out.append(NodeWithScore(node=node, score=chunk.score + chunk.boost))
+        return out
 
 
 class GuidedEmbedding(BaseEmbedding):

@@ -1,18 +1,19 @@
-"""``GuidedRetriever``: GuidedRAG's selection-then-rank as a ``neo4j_graphrag`` retriever.
+"""``GuidedRetriever``: GuidedRAG's selection-then-rank as a ``neo4j_graphrag`` retriever, and
+``GuidedGraphRAG``: neo4j-graphrag's ``GraphRAG`` that does not call its LLM when the KB abstains.
 
->>> from neo4j_graphrag.generation import GraphRAG
 >>> from neo4j_graphrag.llm import OpenAILLM
 >>> retriever = GuidedRetriever(driver, settings)
->>> rag = GraphRAG(retriever=retriever, llm=OpenAILLM(model_name="gpt-4o-mini", base_url=...))
->>> rag.search("Where was Ada Lovelace born?",
-...            retriever_config={"semantics": {"entities": ["Ada Lovelace"]}})
+>>> rag = GuidedGraphRAG(retriever=retriever, llm=OpenAILLM(model_name="gpt-4o-mini", base_url=...))
+>>> result = rag.search("Where was Ada Lovelace born?",
+...                     retriever_config={"semantics": {"entities": ["Ada Lovelace"]}})
+>>> result.abstained, result.llm_called, result.answer
 
 ``search`` runs exactly what ``GuidedRAG.retrieve`` runs for the same inputs: ``auto`` (graded
 tiers from the stated entities, or from the entities linked from the question when none are
 stated) unless a ``selection`` or ``steering="hard"|"soft"`` is given. A stated entity the KB
-does not know returns no items and says why in ``metadata["abstained"]``/``metadata["empty"]``;
-unlike ``GuidedRAG.ask``, GraphRAG will still call its LLM, so check the metadata if you need
-the abstention.
+does not know returns no items and says why in ``metadata["abstained"]``/``metadata["empty"]``.
+``GuidedGraphRAG`` then answers with that reason and never calls its LLM (neo4j-graphrag's own
+``GraphRAG`` would ask the LLM with an empty context), as ``GuidedRAG.ask`` does.
 
 The rest of neo4j-graphrag's retriever contract (as ``VectorRetriever`` has it) works too:
 ``result_formatter``, ``query_vector`` (no embedding), ``filters`` in neo4j-graphrag's filter
@@ -26,6 +27,9 @@ from collections.abc import Callable
 from typing import Any
 
 import neo4j
+from neo4j_graphrag.generation import GraphRAG
+from neo4j_graphrag.generation.types import RagResultModel
+from neo4j_graphrag.message_history import MessageHistory
 from neo4j_graphrag.retrievers.base import Retriever
 from neo4j_graphrag.tool import (
     ArrayParameter,
@@ -33,16 +37,24 @@ from neo4j_graphrag.tool import (
     ObjectParameter,
     StringParameter,
 )
-from neo4j_graphrag.types import RawSearchResult, RetrieverResultItem
+from neo4j_graphrag.types import LLMMessage, RawSearchResult, RetrieverResultItem
+from pydantic import Field
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.integrations._calls import CallOptions, one_k, retrieve
 from guidedrag_graph.integrations.embedder import GuidedEmbedder
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
-from guidedrag_graph.semantics import Semantics, merge_stated
+from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.vocabulary import STEERINGS
 
-__all__ = ["GuidedEmbedder", "GuidedRetriever"]
+__all__ = [
+    "GuidedEmbedder",
+    "GuidedGraphRAG",
+    "GuidedRagResult",
+    "GuidedRetriever",
+    "GuidedSearchResult",
+]
 
 ResultFormatter = Callable[[neo4j.Record], RetrieverResultItem]
 
@@ -72,7 +84,6 @@ class GuidedRetriever(Retriever):
         super().__init__(driver, neo4j_database or settings.neo4j_database)
         self.rag = rag or GuidedRAG(settings, driver=driver)
         self.result_formatter = result_formatter
-        self.last_result: RetrievalResult | None = None
 
     def get_search_results(
         self,
@@ -88,7 +99,8 @@ class GuidedRetriever(Retriever):
         entities: list[str] | None = None,
         relations: list[str] | None = None,
         link: bool | None = None,
-    ) -> RawSearchResult:
+        k: int | None = None,
+    ) -> GuidedSearchResult:
         """Rank inside Neo4j exactly as ``GuidedRAG.retrieve`` does for the same inputs, and
         return one record per chunk (best first).
 
@@ -98,7 +110,8 @@ class GuidedRetriever(Retriever):
                 question relational unless ``"relational"`` says otherwise.
             selection: a selection in the DSL; it runs hard (as in ``GuidedRAG.retrieve``).
             top_k, steering, ranker: as in ``GuidedRAG.retrieve`` (steering default ``auto``:
-                graded tiers over every chunk; ``hard``/``soft``: the paper's mapping).
+                graded tiers over every chunk; ``hard``/``soft``: the paper's mapping);
+                ``k`` is ``top_k``'s other spelling.
             query_vector: the question already embedded; ``query_text`` is then optional.
             effective_search_ratio: accepted for ``VectorRetriever`` compatibility and ignored:
                 small selections are ranked exactly, and the index paths widen their candidate
@@ -111,21 +124,23 @@ class GuidedRetriever(Retriever):
                 (default: on, settings ``link``).
         """
         _check_search_args(query_text, query_vector, effective_search_ratio)
-        sem = merge_stated(semantics, entities, relations)
-        result = self.rag.retrieve(
-            query_text or "",
-            selection,
-            semantics=sem,
-            k=top_k,
+        options = CallOptions(
+            semantics=semantics,
+            entities=entities,
+            relations=relations,
+            k=one_k(k, top_k),
             steering=steering,
-            ranker=ranker,
-            query_vector=query_vector,
+            selection=selection,
             filters=filters,
+            ranker=ranker,
             link=link,
+            query_vector=query_vector,
         )
-        self.last_result = result
-        return RawSearchResult(
-            records=self._records(result), metadata=_metadata(result, filtered=bool(filters))
+        result = retrieve(self.rag, query_text or "", options)
+        return GuidedSearchResult(
+            records=self._records(result),
+            metadata=_metadata(result, filtered=bool(filters)),
+            retrieval=result,
         )
 
     def get_parameters(
@@ -200,6 +215,13 @@ class GuidedRetriever(Retriever):
         )
 
 
+class GuidedSearchResult(RawSearchResult):
+    """``get_search_results``' answer: the records and metadata neo4j-graphrag formats, and this
+    call's whole ``RetrievalResult`` beside them (Cypher, timings, chunks; never serialised)."""
+
+    retrieval: Any = Field(exclude=True, repr=False)
+
+
 def _check_search_args(
     query_text: str | None, query_vector: list[float] | None, effective_search_ratio: int
 ) -> None:
@@ -252,3 +274,73 @@ TOOL_PARAMETER_DESCRIPTIONS: dict[str, str] = {
     "filters": "Metadata filters on chunk properties in neo4j-graphrag's syntax, e.g. "
     '{"position": {"$lte": 2}} (optional).',
 }
+
+
+ABSTENTION_ANSWER = "The knowledge base cannot answer this: {reason}"
+
+
+class GuidedRagResult(RagResultModel):
+    """``GraphRAG.search``'s result with what the retrieval decided: ``abstained`` and its
+    ``reason``, and whether the LLM was called for the answer."""
+
+    abstained: bool = False
+    reason: str | None = None
+    llm_called: bool = False
+
+
+class GuidedGraphRAG(GraphRAG):
+    """neo4j-graphrag's ``GraphRAG`` that answers an abstention without calling the LLM.
+
+    When the retriever returns no item (with ``GuidedRetriever``: the KB does not know a stated
+    name, no chunk passes the filters, or nothing passed the threshold) the answer is
+    ``response_fallback`` if given, else ``abstention_answer`` with the retriever's reason, and
+    no prompt is sent. Otherwise it is ``GraphRAG.search`` unchanged. (With a
+    ``message_history``, neo4j-graphrag still asks the LLM to summarise the history before
+    retrieving; that call is the query's, not the answer's.)
+    """
+
+    def __init__(
+        self,
+        retriever: Retriever,
+        llm: Any,
+        *args: Any,
+        abstention_answer: str = ABSTENTION_ANSWER,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(retriever, llm, *args, **kwargs)
+        self.abstention_answer = abstention_answer
+
+    def search(
+        self,
+        query_text: str = "",
+        message_history: list[LLMMessage] | MessageHistory | None = None,
+        examples: str = "",
+        retriever_config: dict[str, Any] | None = None,
+        return_context: bool | None = None,
+        response_fallback: str | None = None,
+    ) -> GuidedRagResult:
+        """``GraphRAG.search``; ``return_context`` defaults to False (no warning)."""
+        # GraphRAG skips its LLM when the retriever returns no item and a fallback is given.
+        done = super().search(
+            query_text,
+            message_history,
+            examples,
+            retriever_config,
+            return_context=True,
+            response_fallback=_NO_ITEMS,
+        )
+        retrieved = done.retriever_result
+        assert retrieved is not None  # return_context=True
+        context = retrieved if return_context else None
+        if retrieved.items:
+            return GuidedRagResult(answer=done.answer, retriever_result=context, llm_called=True)
+        metadata = retrieved.metadata or {}
+        empty = metadata.get("empty") or {}
+        reason = empty.get("message") or "no passage was retrieved for the question"
+        answer = response_fallback or self.abstention_answer.format(reason=reason)
+        return GuidedRagResult(
+            answer=answer, retriever_result=context, abstained=True, reason=reason
+        )
+
+
+_NO_ITEMS = "\x00guidedrag: the retriever returned no item\x00"
