@@ -160,17 +160,21 @@ def test_langchain_and_llamaindex(rag: GuidedRAG, counts: Counts) -> None:
     assert _once(counts, lambda: llamaindex.retrieve(QUESTION))
 
 
-def test_mcp_tools(rag: GuidedRAG, counts: Counts) -> None:
+def test_mcp_tools(rag: GuidedRAG, counts: Counts, settings: Settings, embedder: Embedder) -> None:
     from guidedrag_graph.cli.mcp_server import build_server
 
-    server = build_server(rag)
-    for tool, arguments in (
-        ("retrieve", {"question": QUESTION, "entities": ["Signmark"], "k": 2}),
-        ("ask", {"question": QUESTION, "k": 2}),
-    ):
-        counts.reset()
-        asyncio.run(server.call_tool(tool, arguments))
-        assert (counts.args, counts.question) == (1, 1), (tool, counts)
+    async def run() -> None:  # retrieve and ask await the pipeline opened with aopen
+        async with await GuidedRAG.aopen(settings, embedder=embedder) as arag:
+            server = build_server(rag, arag)
+            for tool, arguments in (
+                ("retrieve", {"question": QUESTION, "entities": ["Signmark"], "k": 2}),
+                ("ask", {"question": QUESTION, "k": 2}),
+            ):
+                counts.reset()
+                await server.call_tool(tool, arguments)
+                assert (counts.args, counts.question) == (1, 1), (tool, counts)
+
+    asyncio.run(run())
 
 
 def test_the_counter_counts(rag: GuidedRAG, counts: Counts) -> None:
