@@ -7,13 +7,10 @@ Version-dependent features are decided here, once, so the rest of the code asks
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -37,6 +34,7 @@ from guidedrag_graph.errors import (
     QueryTimeoutError,
 )
 from guidedrag_graph.read_deadline import GRACE_S, Deadline, DeadlinePassed, remaining
+from guidedrag_graph.server import ServerInfo as ServerInfo  # re-exported: db.ServerInfo
 
 # Every query we send carries a transaction timeout, so a runaway query (a huge selection, a hub
 # expansion) is stopped by the server itself, not only abandoned by the client.
@@ -204,53 +202,6 @@ def _database_names(driver: Driver) -> list[str]:
     except (Neo4jError, DriverError):
         return []
     return [str(record["name"]) for record in records]
-
-
-_VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
-
-
-@dataclass(frozen=True)
-class ServerInfo:
-    """The server's version and edition, and the features that follow from them."""
-
-    version: str
-    edition: str
-
-    @cached_property
-    def version_tuple(self) -> tuple[int, int, int]:
-        match = _VERSION_RE.match(self.version)
-        if not match:
-            return (0, 0, 0)
-        return (int(match.group(1)), int(match.group(2)), int(match.group(3) or 0))
-
-    @property
-    def is_calver(self) -> bool:
-        return self.version_tuple[0] >= 2025
-
-    @property
-    def supports_search_clause(self) -> bool:
-        """Cypher 25 ``SEARCH ... IN (VECTOR INDEX ...)`` (2026.01+)."""
-        return self.version_tuple >= (2026, 1, 0)
-
-    @property
-    def supports_search_in_filter(self) -> bool:
-        """``WHERE c.id IN $ids`` inside SEARCH on a declared property (2026.06+)."""
-        return self.version_tuple >= (2026, 6, 0)
-
-    @property
-    def supports_vector_quantization_option(self) -> bool:
-        """``vector.quantization.type`` ('none' | 'scalar' | 'binary'), 2026.06+."""
-        return self.version_tuple >= (2026, 6, 0)
-
-    @property
-    def supports_vector_quantization_enabled(self) -> bool:
-        """The older boolean ``vector.quantization.enabled`` (5.23 up to 2026.05)."""
-        return (5, 23, 0) <= self.version_tuple < (2026, 6, 0)
-
-    @property
-    def cypher_prefix(self) -> str:
-        """Queries that need Cypher 25 features say so explicitly on CalVer servers."""
-        return "CYPHER 25 " if self.is_calver else ""
 
 
 # A read other than ``read_query`` (``GraphContext``'s, which may be awaited):

@@ -5,7 +5,7 @@ one of two runners by the driver it is given: ``_read_sync`` over a ``neo4j.Driv
 READ auto-commit with its deadline watchdog) or ``_read_async`` over a ``neo4j.AsyncDriver`` (a
 READ session, the same transaction timeout as ``neo4j.Query(timeout=...)``, and an asyncio
 timeout of that plus ``GRACE_S`` on the client's side). Both log at DEBUG, on the
-``guidedrag_graph.reads`` logger, the template's name, its parameters (vectors and long lists
+``guidedrag_graph.reader`` logger, the template's name, its parameters (vectors and long lists
 elided) and the time it took.
 
 The planning code above (selection, linking, steering, the planner, the paths) is written once,
@@ -57,7 +57,7 @@ from guidedrag_graph.read_deadline import GRACE_S, remaining
 _T = TypeVar("_T")
 _P = ParamSpec("_P")
 
-log = logging.getLogger("guidedrag_graph.reads")
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)

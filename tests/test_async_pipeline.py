@@ -290,3 +290,12 @@ def test_the_question_vector_is_the_same_array_either_way(
     got = asyncio.run(run())
     sent = np.asarray(got.params["query_vector"], dtype=np.float32)
     assert np.array_equal(sent, np.asarray(embedder.embed_queries([QUESTION])[0]))
+
+
+def test_aretrieve_refuses_a_sync_driver(sample_db: Driver, settings: Settings) -> None:
+    """On a neo4j.Driver every read would block the loop: refused, in one line."""
+    with GuidedRAG(settings, driver=sample_db) as rag:
+        with pytest.raises(ConfigurationError, match="aopen"):
+            asyncio.run(rag.aretrieve(QUESTION))
+        with pytest.raises(ConfigurationError, match="aopen"):
+            asyncio.run(rag.aask(QUESTION))

@@ -26,6 +26,7 @@ from guidedrag_graph.augmentation import AugmentedPrompt, Augmenter
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder, embedder_for
+from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.generation import Generator
 from guidedrag_graph.pipeline.auto import no_chunk_passes, retrieve_auto
 from guidedrag_graph.pipeline.linked import AutoSemantics, forgive_relations, link_semantics
@@ -336,7 +337,16 @@ class GuidedRAG:
         """``retrieve`` for an async caller, on an instance opened on a ``neo4j.AsyncDriver``
         (``aopen``): the same code, every read awaited on this event loop (``reader.bridged``),
         the question embedded on a worker thread (``asyncio.to_thread``: CPU work, not I/O)."""
+        self._check_async()
         return await bridged(self.retrieve, question, selection, **options)
+
+    def _check_async(self) -> None:
+        """The async API needs an AsyncDriver: a sync driver's reads would block the loop."""
+        if not isinstance(self.graph.driver, AsyncDriver):
+            raise ConfigurationError(
+                "aretrieve/aask need a GuidedRAG opened on a neo4j.AsyncDriver: open it with "
+                "`await GuidedRAG.aopen(settings)` (or pass an AsyncDriver to aopen)"
+            )
 
     async def aask(
         self,
@@ -348,6 +358,7 @@ class GuidedRAG:
     ) -> Answer:
         """``ask`` for an async caller: ``aretrieve``, augmentation (its read awaited), and the
         LLM called through ``openai.AsyncOpenAI``."""
+        self._check_async()
         prompted = await bridged(self._prompted, question, selection, template, options)
         if isinstance(prompted, Answer):
             return prompted

@@ -24,7 +24,7 @@ import numpy as np
 
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.retrieval.ordering import final_order, ranker_named
+from guidedrag_graph.retrieval.ordering import RankOrder, floats, ranker_named
 from guidedrag_graph.retrieval.paths import Paths
 from guidedrag_graph.retrieval.planner import Plan, Planner
 from guidedrag_graph.retrieval.results import Fetched, RankedChunk, Ranking
@@ -49,66 +49,6 @@ class _Candidates:
     def scored(cls, chunks: list[RankedChunk], fetched: Fetched) -> _Candidates:
         """Hard steering: ordered by their own score."""
         return cls(chunks, [c.score for c in chunks], fetched)
-
-
-@dataclass(frozen=True)
-class RankOrder:
-    """How a ranking ends: ``fetch`` candidates asked of Neo4j, then the top ``k`` above
-    ``threshold`` (raw cosine) by score or by MMR (``lambda_``) around ``vector``; built by
-    ``Retriever.order``."""
-
-    vector: list[float]
-    k: int
-    fetch: int
-    ranker: str
-    threshold: float | None
-    lambda_: float
-
-    @property
-    def with_embedding(self) -> bool:
-        return ranker_named(self.ranker).needs_vectors  # MMR needs the candidates' vectors
-
-    def ranking(
-        self,
-        candidates: list[RankedChunk],
-        relevance: list[float],
-        *,
-        path: str,
-        steering: str,
-        size: int | None,
-        cypher: str,
-        params: dict[str, Any],
-        timings: dict[str, float],
-        queries: list[str],
-        notes: list[str] | None = None,
-        tier_sizes: dict[str, int] | None = None,
-        keep: int | None = None,
-    ) -> Ranking:
-        """THE place a ``Ranking`` is built: the candidates ordered (threshold, top k or MMR),
-        with how they were found."""
-        ordered = final_order(
-            candidates,
-            relevance,
-            k=self.k,
-            ranker=self.ranker,
-            threshold=self.threshold,
-            query=self.vector,
-            lambda_=self.lambda_,
-            keep=keep,
-        )
-        return Ranking(
-            chunks=ordered.chunks,
-            path=path,
-            ranker=self.ranker,
-            steering=steering,
-            selection_size=size,
-            cypher=cypher,
-            params=params,
-            timings={**timings, **ordered.timings},
-            queries=queries,
-            notes=notes or [],
-            tier_sizes=tier_sizes or {},
-        )
 
 
 @dataclass(frozen=True)
@@ -201,7 +141,7 @@ class Retriever:
         k = settings.top_k if k is None else k
         return RankOrder(
             # tolist(): the same Python floats as float() of each element, at a tenth the cost
-            vector=_floats(query_vector),
+            vector=floats(query_vector),
             k=k,
             fetch=ranker_named(ranker).fetch(k, fetch_k, settings.mmr_fetch_k),
             ranker=ranker,
@@ -416,20 +356,6 @@ class Retriever:
             tier_sizes=dict(zip(names, sizes, strict=False)),
             keep=limit,
         )
-
-
-def _floats(query_vector: Sequence[float] | np.ndarray) -> list[float]:
-    """The vector as Python floats; a flat float32 array (what ``GuidedRAG`` passes) converts
-    as it is, each float32 exact as a Python float, without a float64 copy first."""
-    if (
-        isinstance(query_vector, np.ndarray)
-        and query_vector.ndim == 1
-        and query_vector.dtype in (np.float32, np.float64)
-    ):
-        floats: list[float] = query_vector.tolist()
-        return floats
-    result: list[float] = np.asarray(query_vector, dtype=np.float64).ravel().tolist()
-    return result
 
 
 def _check(

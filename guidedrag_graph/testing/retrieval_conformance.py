@@ -30,6 +30,7 @@ from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import procedure_available, read_query, server_info
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
+from guidedrag_graph.pipeline.question import RetrieveOptions
 from guidedrag_graph.retrieval import RANK_PROCEDURE
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 from guidedrag_graph.selection import parse
@@ -215,20 +216,24 @@ class RetrievalConformance:
             for path in paths_for(case, driver, settings)
             for seed in QUERY_SEEDS
         ]
-        options = {"semantics": case.semantics, "steering": case.steering, "k": K, "link": False}
+        calls: list[RetrieveOptions] = [
+            {
+                "semantics": case.semantics,
+                "steering": case.steering,
+                "k": K,
+                "link": False,
+                "path": path,
+                "query_vector": vector,
+            }
+            for path, vector in asked
+        ]
         with GuidedRAG(settings, driver=driver) as rag:
-            want = [
-                rag.retrieve(case.name, case.selection, path=p, query_vector=v, **options)
-                for p, v in asked
-            ]
+            want = [rag.retrieve(case.name, case.selection, **options) for options in calls]
 
         async def run() -> list[RetrievalResult]:
             async with await GuidedRAG.aopen(settings) as arag:
                 return [
-                    await arag.aretrieve(
-                        case.name, case.selection, path=p, query_vector=v, **options
-                    )
-                    for p, v in asked
+                    await arag.aretrieve(case.name, case.selection, **options) for options in calls
                 ]
 
         for (path, _), sync, other in zip(asked, want, asyncio.run(run()), strict=True):
