@@ -75,15 +75,27 @@ def test_langchain_ainvoke_returns_what_retrieve_returns(
 ) -> None:
     from guidedrag_graph.integrations.langchain import GuidedLangChainRetriever
 
-    async def run() -> list[Any]:
+    async def run() -> tuple[list[Any], Any]:
         retriever = await GuidedLangChainRetriever.aopen(settings)
         try:
-            return [await retriever.ainvoke(q, **o) for q, o in cases()]
+            tool = retriever.convert_to_tool()  # its async form: ainvoke, on the async core
+            question, options = cases()[0]
+            used = await tool.ainvoke(
+                {
+                    "type": "tool_call",
+                    "id": "1",
+                    "name": tool.name,
+                    "args": {"question": question, **options},
+                }
+            )
+            return [await retriever.ainvoke(q, **o) for q, o in cases()], used
         finally:
             await retriever.rag.aclose()
 
-    got = [([d.id for d in docs], docs.abstained) for docs in asyncio.run(run())]
+    outputs, used = asyncio.run(run())
+    got = [([d.id for d in docs], docs.abstained) for docs in outputs]
     assert got == expected(rag)
+    assert [d.id for d in used.artifact] == got[0][0] and got[0][0][0] in used.content
 
 
 def test_llamaindex_aretrieve_returns_what_retrieve_returns(
