@@ -186,7 +186,7 @@ class Augmenter:
             "triplet_limit": self.max_triplets,
             "entity_limit": self.max_entities,
         }
-        rows = self.graph.read(query, params)
+        rows = self.graph.read(query, params, name="triplets")
         row = rows[0] if rows else {"triplets": [], "entities": []}
         triplets = [
             Triplet(

@@ -25,7 +25,8 @@ from neo4j import READ_ACCESS, Bookmarks, Driver
 
 from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import ServerInfo, connect, procedure_available, read_query, server_info
+from guidedrag_graph.db import ServerInfo, connect, procedure_available, server_info
+from guidedrag_graph.reader import Read, read
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 
 _T = TypeVar("_T")
@@ -49,7 +50,11 @@ _SCHEMA_SETTINGS = ("schema_preset", "schema_file")
 
 def adoption_record(driver: Driver, database: str) -> dict[str, Any]:
     """What adoption recorded in the graph (``{}`` when it was never adopted): one READ query."""
-    rows = read_query(driver, templates.query("adoption_settings"), database=database)
+    rows = read(
+        driver,
+        Read("adoption_settings", templates.query("adoption_settings"), {}),
+        database=database,
+    )
     return dict(rows[0]["record"]) if rows else {}
 
 
@@ -275,15 +280,22 @@ class GraphContext:
     def database(self) -> str:
         return self.settings.neo4j_database
 
-    def read(self, query: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Run ``query`` in a READ transaction under the settings' query timeout."""
-        return read_query(
+    def read(
+        self, query: str, params: dict[str, Any] | None = None, *, name: str = "query"
+    ) -> list[dict[str, Any]]:
+        """Run ``query`` (rendered from the template ``name``) in a READ transaction under the
+        settings' query timeout, through the one read function (``reader.read``: logged at
+        DEBUG; awaited on the event loop when the driver is an ``AsyncDriver``)."""
+        return read(
             self.driver,
-            query,
-            params or {},
+            Read(name, query, params or {}),
             database=self.database,
             timeout=self.settings.query_timeout,
         )
+
+    def _read_template(self, name: str, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """A server fact's read (``db.server_info``/``procedure_available`` take it)."""
+        return self.read(query, params, name=name)
 
     # ------------------------------------------------------------------------ server facts
     def fact(self, key: str, compute: Callable[[], _T]) -> _T:
@@ -308,7 +320,9 @@ class GraphContext:
 
     @property
     def server(self) -> ServerInfo:
-        return self.fact("server", lambda: server_info(self.driver, self.database))
+        return self.fact(
+            "server", lambda: server_info(self.driver, self.database, self._read_template)
+        )
 
     @property
     def rank_plugin(self) -> bool:
@@ -316,7 +330,10 @@ class GraphContext:
         if self.settings.rank_plugin == "off":
             return False
         return self.fact(
-            "rank_plugin", lambda: procedure_available(self.driver, RANK_PROCEDURE, self.database)
+            "rank_plugin",
+            lambda: procedure_available(
+                self.driver, RANK_PROCEDURE, self.database, read=self._read_template
+            ),
         )
 
     @property
@@ -325,7 +342,9 @@ class GraphContext:
         plugin new enough to list it (an older jar ranks the tiers in pure Cypher)."""
         return self.rank_plugin and self.fact(
             "rank_tiers_plugin",
-            lambda: procedure_available(self.driver, RANK_TIERS_PROCEDURE, self.database),
+            lambda: procedure_available(
+                self.driver, RANK_TIERS_PROCEDURE, self.database, read=self._read_template
+            ),
         )
 
     @property
@@ -336,7 +355,9 @@ class GraphContext:
         listed = self.rank_tiers_plugin and self.fact(
             "tier_walk_plugin",
             lambda: all(
-                procedure_available(self.driver, name, self.database, function=True)
+                procedure_available(
+                    self.driver, name, self.database, function=True, read=self._read_template
+                )
                 for name in TIER_WALK_FUNCTIONS
             ),
         )

@@ -7,12 +7,10 @@ Version-dependent features are decided here, once, so the rest of the code asks
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 import weakref
-from dataclasses import dataclass
-from functools import cached_property
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -36,6 +34,7 @@ from guidedrag_graph.errors import (
     QueryTimeoutError,
 )
 from guidedrag_graph.read_deadline import GRACE_S, Deadline, DeadlinePassed, remaining
+from guidedrag_graph.server import ServerInfo as ServerInfo  # re-exported: db.ServerInfo
 
 # Every query we send carries a transaction timeout, so a runaway query (a huge selection, a hub
 # expansion) is stopped by the server itself, not only abandoned by the client.
@@ -205,55 +204,19 @@ def _database_names(driver: Driver) -> list[str]:
     return [str(record["name"]) for record in records]
 
 
-_VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+# A read other than ``read_query`` (``GraphContext``'s, which may be awaited):
+# (template name, query, params) -> rows.
+RowsReader = Callable[[str, str, dict[str, Any]], list[dict[str, Any]]]
 
 
-@dataclass(frozen=True)
-class ServerInfo:
-    """The server's version and edition, and the features that follow from them."""
-
-    version: str
-    edition: str
-
-    @cached_property
-    def version_tuple(self) -> tuple[int, int, int]:
-        match = _VERSION_RE.match(self.version)
-        if not match:
-            return (0, 0, 0)
-        return (int(match.group(1)), int(match.group(2)), int(match.group(3) or 0))
-
-    @property
-    def is_calver(self) -> bool:
-        return self.version_tuple[0] >= 2025
-
-    @property
-    def supports_search_clause(self) -> bool:
-        """Cypher 25 ``SEARCH ... IN (VECTOR INDEX ...)`` (2026.01+)."""
-        return self.version_tuple >= (2026, 1, 0)
-
-    @property
-    def supports_search_in_filter(self) -> bool:
-        """``WHERE c.id IN $ids`` inside SEARCH on a declared property (2026.06+)."""
-        return self.version_tuple >= (2026, 6, 0)
-
-    @property
-    def supports_vector_quantization_option(self) -> bool:
-        """``vector.quantization.type`` ('none' | 'scalar' | 'binary'), 2026.06+."""
-        return self.version_tuple >= (2026, 6, 0)
-
-    @property
-    def supports_vector_quantization_enabled(self) -> bool:
-        """The older boolean ``vector.quantization.enabled`` (5.23 up to 2026.05)."""
-        return (5, 23, 0) <= self.version_tuple < (2026, 6, 0)
-
-    @property
-    def cypher_prefix(self) -> str:
-        """Queries that need Cypher 25 features say so explicitly on CalVer servers."""
-        return "CYPHER 25 " if self.is_calver else ""
-
-
-def server_info(driver: Driver, database: str | None = None) -> ServerInfo:
-    record = read_query(driver, templates.query("server_version"), database=database)[0]
+def server_info(
+    driver: Driver, database: str | None = None, read: RowsReader | None = None
+) -> ServerInfo:
+    query = templates.query("server_version")
+    rows = (
+        read("server_version", query, {}) if read else read_query(driver, query, database=database)
+    )
+    record = rows[0]
     return ServerInfo(version=str(record["version"]), edition=str(record["edition"]))
 
 
@@ -266,7 +229,12 @@ _PROCEDURES_LOCK = threading.Lock()
 
 
 def procedure_available(
-    driver: Driver, name: str, database: str | None = None, *, function: bool = False
+    driver: Driver,
+    name: str,
+    database: str | None = None,
+    *,
+    function: bool = False,
+    read: RowsReader | None = None,
 ) -> bool:
     """Whether ``SHOW PROCEDURES`` (``function``: ``SHOW FUNCTIONS``) lists ``name``; asked once
     per driver and database. A server that refuses to list them (a restricted role) counts as
@@ -277,13 +245,13 @@ def procedure_available(
         if key in known:
             return known[key]
     try:
-        rows = read_query(
-            driver,
-            templates.query(
-                "procedure_listed", variant={"kind": "function" if function else "procedure"}
-            ),
-            {"name": name},
-            database=database,
+        query = templates.query(
+            "procedure_listed", variant={"kind": "function" if function else "procedure"}
+        )
+        rows = (
+            read("procedure_listed", query, {"name": name})
+            if read
+            else read_query(driver, query, {"name": name}, database=database)
         )
         listed = bool(rows and rows[0]["listed"])
     except Neo4jError:

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from openai import OpenAI, OpenAIError
+from openai import AsyncOpenAI, OpenAI, OpenAIError
 
 from guidedrag_graph.augmentation import AugmentedPrompt, estimate_tokens
 from guidedrag_graph.config import Settings
@@ -79,40 +79,80 @@ def parse_citations(text: str, prompt: AugmentedPrompt) -> tuple[list[Citation],
 
 
 class Generator:
-    """Calls the configured LLM; ``client`` may be injected (any ``openai.OpenAI``)."""
+    """Calls the configured LLM; ``client`` may be injected (any ``openai.OpenAI``), and
+    ``async_client`` (any ``openai.AsyncOpenAI``) for ``agenerate``."""
 
-    def __init__(self, settings: Settings, client: OpenAI | None = None) -> None:
-        if client is None:
-            if not settings.llm_configured:
-                raise ConfigurationError(
-                    "no LLM is configured: set OPENAI_BASE_URL (any OpenAI-compatible server: "
-                    "vLLM, Ollama, llama.cpp) and/or OPENAI_API_KEY"
-                )
-            key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "none"
-            client = OpenAI(
-                api_key=key,
-                base_url=settings.openai_base_url,
-                timeout=settings.llm_timeout_s,
-                max_retries=1,
-            )
-        self.client = client
+    def __init__(
+        self,
+        settings: Settings,
+        client: OpenAI | None = None,
+        async_client: AsyncOpenAI | None = None,
+    ) -> None:
         self.settings = settings
+        self._client = client
+        self._async_client = async_client
+        if client is None and async_client is None:
+            self._options()  # no LLM configured: say so now, not at the first call
+
+    def _options(self) -> dict[str, Any]:
+        settings = self.settings
+        if not settings.llm_configured:
+            raise ConfigurationError(
+                "no LLM is configured: set OPENAI_BASE_URL (any OpenAI-compatible server: "
+                "vLLM, Ollama, llama.cpp) and/or OPENAI_API_KEY"
+            )
+        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "none"
+        return {
+            "api_key": key,
+            "base_url": settings.openai_base_url,
+            "timeout": settings.llm_timeout_s,
+            "max_retries": 1,
+        }
+
+    @property
+    def client(self) -> OpenAI:
+        if self._client is None:
+            self._client = OpenAI(**self._options())
+        return self._client
+
+    @property
+    def async_client(self) -> AsyncOpenAI:
+        if self._async_client is None:
+            self._async_client = AsyncOpenAI(**self._options())
+        return self._async_client
+
+    def _request(self, prompt: AugmentedPrompt) -> dict[str, Any]:
+        return {
+            "model": self.settings.llm_model,
+            "messages": prompt.messages,
+            "temperature": self.settings.llm_temperature,
+        }
 
     def generate(self, prompt: AugmentedPrompt) -> Generation:
         started = time.perf_counter()
         try:
-            response = self.client.chat.completions.create(
-                model=self.settings.llm_model,
-                messages=prompt.messages,  # type: ignore[arg-type]
-                temperature=self.settings.llm_temperature,
-            )
+            response = self.client.chat.completions.create(**self._request(prompt))
         except OpenAIError as exc:
-            raise GenerationError(
-                f"the LLM call to {self.settings.openai_base_url or 'api.openai.com'} failed "
-                f"({exc.__class__.__name__}: {exc}); check OPENAI_BASE_URL, OPENAI_API_KEY and "
-                f"GUIDEDRAG_LLM_MODEL={self.settings.llm_model!r}"
-            ) from exc
-        latency = time.perf_counter() - started
+            raise self._failed(exc) from exc
+        return self._generation(response, prompt, time.perf_counter() - started)
+
+    async def agenerate(self, prompt: AugmentedPrompt) -> Generation:
+        """``generate`` through ``openai.AsyncOpenAI``: the event loop runs while it waits."""
+        started = time.perf_counter()
+        try:
+            response = await self.async_client.chat.completions.create(**self._request(prompt))
+        except OpenAIError as exc:
+            raise self._failed(exc) from exc
+        return self._generation(response, prompt, time.perf_counter() - started)
+
+    def _failed(self, exc: OpenAIError) -> GenerationError:
+        return GenerationError(
+            f"the LLM call to {self.settings.openai_base_url or 'api.openai.com'} failed "
+            f"({exc.__class__.__name__}: {exc}); check OPENAI_BASE_URL, OPENAI_API_KEY and "
+            f"GUIDEDRAG_LLM_MODEL={self.settings.llm_model!r}"
+        )
+
+    def _generation(self, response: Any, prompt: AugmentedPrompt, latency: float) -> Generation:
         if not response.choices or response.choices[0].message.content is None:
             raise GenerationError(
                 f"the LLM ({self.settings.llm_model}) returned no text; check that the model "

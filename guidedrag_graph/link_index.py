@@ -6,7 +6,8 @@ span is matched against — each entity's ``name_key``, alias keys, their ``fold
 the bases of disambiguated names — are read by one query (``cypher/link_index.cypher``) into a
 :class:`~guidedrag_graph.link_text.KeyIndex`, kept in the context's data cache like resolved
 names: reused for ``GUIDEDRAG_RESOLUTION_CACHE_S`` seconds, then read again (``graph.data.clear()``
-forgets it at once). The read after expiry runs on a thread of its own while questions are still
+forgets it at once). The read after expiry runs in the background (``reader.spawn``: a thread
+of its own, or a task on an async caller's event loop) while questions are still
 answered from the expired index (for up to :data:`STALE_PERIODS` periods), so no question waits
 for it; only the first question, and the first after ``clear()``, waits for the read. A load or
 a wipe by another tool (or a driver of its own) is therefore seen a moment after the cache
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.link_text import KeyIndex, candidate
+from guidedrag_graph.reader import FlightLock, spawn
 
 # The most entities held in-process: about 1 KB each (the keys, their dictionaries, their
 # word-end prefixes and what a match needs; tracemalloc on MuSiQue's 19,568 entities: 20.2 MB),
@@ -55,6 +57,7 @@ def load_index(
     rows = graph.read(
         templates.query("link_index", graph.schema),
         {"max_entities": max_entities, "mention_cap": mention_cap},
+        name="link_index",
     )
     total = int(rows[0]["total"]) if rows else 0
     if total > max_entities:
@@ -97,7 +100,7 @@ def held_index(
         return stale.index
     # Nothing held (first question, or after clear()): one reader per context, and questions
     # arriving together wait for the same load.
-    with graph.fact("link_index_lock", threading.Lock):
+    with graph.fact("link_index_lock", FlightLock).held():
         held = cache.get(key)
         if held is None:
             held = _load_and_keep(graph, key, mention_cap, max_entities)
@@ -128,4 +131,4 @@ def _reload_in_background(
         finally:
             busy.release()
 
-    threading.Thread(target=reload, name="guidedrag-link-index", daemon=True).start()
+    spawn(reload, name="guidedrag-link-index")

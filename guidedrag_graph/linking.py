@@ -225,6 +225,7 @@ class EntityLinker:
                 "fulltext_limit": self.fulltext_limit,
                 "mention_cap": self.mention_cap,
             },
+            name="link_entities",
         )
         return choose(spans, [candidate(r) for r in rows], question)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from neo4j import Driver
 
@@ -54,19 +54,33 @@ class PropertyInfo:
         return any(t.startswith("LIST<FLOAT") for t in self.types)
 
 
+class Reads(Protocol):
+    """What reads for a context (``GraphContext.read``: awaited on an ``AsyncDriver``)."""
+
+    def read(
+        self, query: str, params: dict[str, Any] | None = None, *, name: str = ...
+    ) -> list[dict[str, Any]]: ...
+
+
+# A driver, or a context whose reads go through the one read function (``reader.read``).
+Source = Driver | Reads
+
+
 def read_rows(
-    driver: Driver, database: str, name: str, params: dict[str, Any]
+    driver: Source, database: str, name: str, params: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    return read_query(driver, templates.query(name), params, database=database)
+    if isinstance(driver, Driver):
+        return read_query(driver, templates.query(name), params, database=database)
+    return driver.read(templates.query(name), params, name=name)
 
 
-def label_counts(driver: Driver, database: str) -> dict[str, int]:
+def label_counts(driver: Source, database: str) -> dict[str, int]:
     rows = read_rows(driver, database, "inspect_labels", {})
     return {str(r["label"]): int(r["nodes"]) for r in rows}
 
 
 def label_properties(
-    driver: Driver, database: str, label: str, sample: int = 200
+    driver: Source, database: str, label: str, sample: int = 200
 ) -> list[PropertyInfo]:
     rows = read_rows(driver, database, "inspect_properties", {"label": label, "sample": sample})
     return [
@@ -106,7 +120,7 @@ def _listing(counts: dict[str, int], limit: int = 6) -> str:
     return ", ".join(shown) if shown else "no nodes at all"
 
 
-def schema_mismatch(driver: Driver, database: str, schema: SchemaMapping) -> str | None:
+def schema_mismatch(driver: Source, database: str, schema: SchemaMapping) -> str | None:
     """One line saying how ``schema`` fails to describe the database, or ``None`` when it fits;
     the line ends with the fix: the preset that does fit, or the mapping file to write.
 
@@ -122,7 +136,7 @@ def schema_mismatch(driver: Driver, database: str, schema: SchemaMapping) -> str
 
 
 def fitting_preset(
-    driver: Driver,
+    driver: Source,
     database: str,
     counts: dict[str, int] | None = None,
     *,
@@ -138,7 +152,7 @@ def fitting_preset(
 
 
 def fix_for(
-    driver: Driver, database: str, counts: dict[str, int], *, exclude: str | None = None
+    driver: Source, database: str, counts: dict[str, int], *, exclude: str | None = None
 ) -> str:
     """What to do about a mapping that does not fit: use the preset that does, or write one."""
     preset = fitting_preset(driver, database, counts, exclude=exclude)
@@ -154,7 +168,7 @@ def fix_for(
 
 
 def _misfit(
-    driver: Driver, database: str, schema: SchemaMapping, counts: dict[str, int]
+    driver: Source, database: str, schema: SchemaMapping, counts: dict[str, int]
 ) -> str | None:
     """How ``schema`` fails to describe the database, without the fix (``None``: it fits)."""
     if not any(n for label, n in counts.items() if label not in INTERNAL_LABELS):
@@ -190,7 +204,7 @@ def _misfit(
     return None
 
 
-def readable_title_property(driver: Driver, database: str, schema: SchemaMapping) -> str | None:
+def readable_title_property(driver: Source, database: str, schema: SchemaMapping) -> str | None:
     """The document property to show as a title when the mapped one is absent from the graph's
     documents (a LangChain or LlamaIndex source without ``title`` metadata would show its md5 or
     uuid id instead): its ``source``/``file_name``/``path``/... (``None``: the mapped one is
@@ -203,7 +217,7 @@ def readable_title_property(driver: Driver, database: str, schema: SchemaMapping
     return found
 
 
-def missing_fulltext_hint(driver: Driver, database: str, index_name: str) -> str | None:
+def missing_fulltext_hint(driver: Source, database: str, index_name: str) -> str | None:
     """Why unknown names get no "did you mean": no full-text index (``None``: it exists)."""
     names = {str(r["name"]) for r in read_rows(driver, database, "schema_indexes", {})}
     if index_name in names:

@@ -27,6 +27,7 @@ that spent its time before its last query does not start it.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import heapq
 import itertools
@@ -145,25 +146,29 @@ _WATCHDOG = _Watchdog()
 os.register_at_fork(after_in_child=_WATCHDOG._start)
 
 
-_BUDGET = threading.local()
+# A context variable, not a thread-local: concurrent async calls share a thread, each in its own
+# context (``reader.bridged``), and each thread has its own context too.
+_BUDGET: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "guidedrag_call_budget", default=None
+)
 
 
 @contextmanager
 def call_budget(seconds: float) -> Iterator[None]:
     """Every read inside runs within ``seconds`` from now, together (nested budgets keep the
     outer, earlier deadline: a call inside a call does not get a fresh one)."""
-    outer: float | None = getattr(_BUDGET, "until", None)
+    outer = _BUDGET.get()
     until = time.monotonic() + seconds
-    _BUDGET.until = until if outer is None else min(outer, until)
+    token = _BUDGET.set(until if outer is None else min(outer, until))
     try:
         yield
     finally:
-        _BUDGET.until = outer
+        _BUDGET.reset(token)
 
 
 def remaining() -> float | None:
-    """Seconds left in this thread's call budget, or None outside a budget."""
-    until: float | None = getattr(_BUDGET, "until", None)
+    """Seconds left in this call's budget, or None outside a budget."""
+    until = _BUDGET.get()
     return None if until is None else until - time.monotonic()
 
 

@@ -9,15 +9,19 @@ from __future__ import annotations
 import math
 import time
 import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from neo4j import Driver
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.embeddings import vector_index_dimensions
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.vocabulary import PATHS, RANKERS, STEERINGS, Path, Ranker, Steering, one_of
+
+if TYPE_CHECKING:
+    from guidedrag_graph.context import GraphContext
 
 
 class RetrieveArgs(BaseModel):
@@ -191,37 +195,53 @@ def check_query_vector(vector: object, dimensions: int | None) -> np.ndarray | N
 
 
 # (index name) -> (expires, dimensions), per driver: SHOW INDEXES once a minute, not per question.
-_DIMENSIONS: weakref.WeakKeyDictionary[Driver, dict[str, tuple[float, int | None]]] = (
+_DIMENSIONS: weakref.WeakKeyDictionary[Any, dict[str, tuple[float, int | None]]] = (
     weakref.WeakKeyDictionary()
 )
 _DIMENSIONS_TTL_S = 60.0
 
 
-def index_dimensions(driver: Driver, settings: Settings) -> int | None:
-    """The chunk vector index's dimensions (None: no such index), kept a minute per driver."""
-    kept = _DIMENSIONS.setdefault(driver, {}).get(settings.vector_index_name)
+def index_dimensions(graph: GraphContext) -> int | None:
+    """The chunk vector index's dimensions (None: no such index), kept a minute per driver;
+    read through the context's one read function (``cypher/vector_index_filters.cypher``)."""
+    settings = graph.settings
+    kept = _DIMENSIONS.setdefault(graph.driver, {}).get(settings.vector_index_name)
     if kept is not None and kept[0] > time.monotonic():
         return kept[1]
-    dimensions = vector_index_dimensions(driver, settings)
-    _DIMENSIONS[driver][settings.vector_index_name] = (
+    rows = graph.read(
+        templates.query("vector_index_filters"),
+        {"index_name": settings.vector_index_name},
+        name="vector_index_filters",
+    )
+    config = ((rows[0]["options"] or {}).get("indexConfig") or {}) if rows else {}
+    value = config.get("vector.dimensions")
+    dimensions = int(value) if value is not None else None
+    _DIMENSIONS[graph.driver][settings.vector_index_name] = (
         time.monotonic() + _DIMENSIONS_TTL_S,
         dimensions,
     )
     return dimensions
 
 
-def check_inputs(
+def validate(
     question: object,
     *,
     k: int | None,
+    ranker: str | None,
+    steering: str | None,
+    path: str | None,
+    threshold: float | None,
     query_vector: object,
     settings: Settings,
-    driver: Driver,
-) -> np.ndarray | None:
-    """Every bound of ``retrieve()``'s free-form inputs, each a one-line ConfigurationError;
-    the query vector as the float32 array it ranks by (None: the question is embedded)."""
+    dimensions: Callable[[], int | None],
+) -> tuple[RetrieveArgs, np.ndarray | None]:
+    """THE check of ``retrieve()``'s arguments (``RetrieveRequest.build`` calls it once per
+    call): the enumerations and bounds (``RetrieveArgs``), then every bound of the free-form
+    inputs, each a one-line ConfigurationError; the query vector as the float32 array it ranks
+    by (None: the question is embedded). ``dimensions`` is asked only for a query vector."""
+    args = RetrieveArgs.check(k=k, ranker=ranker, steering=steering, path=path, threshold=threshold)
     check_question(question, settings, required=query_vector is None)
     check_k(k, settings)
     if query_vector is None:
-        return None
-    return check_query_vector(query_vector, index_dimensions(driver, settings))
+        return args, None
+    return args, check_query_vector(query_vector, dimensions())

@@ -23,6 +23,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.semantics import Semantics
+from tests.async_rag import on_async_rag
 from tests.cli_run import clean_env
 from tests.conftest import REPO_ROOT, sample_bundle
 
@@ -64,7 +65,7 @@ def expected(rag: GuidedRAG) -> list[list[str]]:
 
 
 def test_langchain_retriever_returns_what_guidedrag_retrieves(
-    sample_db: Driver, rag: GuidedRAG, embedder: Embedder
+    sample_db: Driver, rag: GuidedRAG, embedder: Embedder, settings: Settings
 ) -> None:
     from langchain_core.documents import Document
     from langchain_core.retrievers import BaseRetriever
@@ -86,7 +87,13 @@ def test_langchain_retriever_returns_what_guidedrag_retrieves(
     assert got == expected(rag)
 
     question, entities, relations = cases()[0]
-    docs = asyncio.run(retriever.ainvoke(question, semantics=semantics_of(entities, relations)))
+    docs = on_async_rag(  # ainvoke: on a pipeline opened with GuidedRAG.aopen
+        settings,
+        embedder,
+        lambda arag: GuidedLangChainRetriever(rag=rag, async_rag=arag).ainvoke(
+            question, semantics=semantics_of(entities, relations)
+        ),
+    )
     assert [d.id for d in docs] == got[0]
     first = docs[0]
     assert isinstance(first, Document) and first.page_content
@@ -119,7 +126,7 @@ def test_langchain_embeddings_keep_the_query_passage_sides(embedder: Embedder) -
 
 
 def test_llamaindex_retriever_returns_what_guidedrag_retrieves(
-    sample_db: Driver, rag: GuidedRAG
+    sample_db: Driver, rag: GuidedRAG, settings: Settings, embedder: Embedder
 ) -> None:
     from llama_index.core.retrievers import BaseRetriever
     from llama_index.core.schema import NodeWithScore, QueryBundle
@@ -141,7 +148,13 @@ def test_llamaindex_retriever_returns_what_guidedrag_retrieves(
     assert got == expected(rag)
 
     question, entities, relations = cases()[0]
-    nodes = asyncio.run(retriever.aretrieve(question, semantics=semantics_of(entities, relations)))
+    nodes = on_async_rag(  # aretrieve: on a pipeline opened with GuidedRAG.aopen
+        settings,
+        embedder,
+        lambda arag: GuidedLlamaIndexRetriever(arag).aretrieve(
+            question, semantics=semantics_of(entities, relations)
+        ),
+    )
     assert [n.node.node_id for n in nodes] == got[0]
     assert all(isinstance(n, NodeWithScore) for n in nodes)
     scores = [n.score for n in nodes]

@@ -24,6 +24,7 @@ from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
 from guidedrag_graph.retrieve_args import QUESTION_EMPTY, k_problem
 from guidedrag_graph.semantics import merge_stated
+from tests.async_rag import on_async_rag
 from tests.cli_run import error_line, run_cli
 from tests.conftest import sample_bundle
 
@@ -74,7 +75,7 @@ def assert_own(outputs: list[Any], rag: GuidedRAG, id_of: Any) -> None:
 
 # ------------------------------------------------------------------------- results per call
 def test_langchain_batch_of_five_each_carries_its_own_result(
-    sample_db: Driver, rag: GuidedRAG
+    sample_db: Driver, rag: GuidedRAG, settings: Settings, embedder: Embedder
 ) -> None:
     from guidedrag_graph.integrations.langchain import CONFIG_KEY, GuidedLangChainRetriever
 
@@ -88,12 +89,17 @@ def test_langchain_batch_of_five_each_carries_its_own_result(
             assert doc.metadata["tier_sizes"] == out.tier_sizes
             assert doc.metadata["abstained"] is False and doc.metadata["reason"] is None
             assert doc.metadata["steering"] == out.steering
-    assert_own(asyncio.run(retriever.abatch(questions, config=configs)), rag, lambda d: d.id)
+    abatch = on_async_rag(  # abatch: concurrent ainvoke calls on the async core
+        settings,
+        embedder,
+        lambda arag: GuidedLangChainRetriever(rag=arag).abatch(questions, config=configs),
+    )
+    assert_own(abatch, rag, lambda d: d.id)
     assert not hasattr(retriever, "last_result")  # nothing shared is kept on the adapter
 
 
 def test_llamaindex_gather_of_five_each_carries_its_own_result(
-    sample_db: Driver, rag: GuidedRAG
+    sample_db: Driver, rag: GuidedRAG, settings: Settings, embedder: Embedder
 ) -> None:
     from llama_index.core.schema import MetadataMode
 
@@ -101,10 +107,11 @@ def test_llamaindex_gather_of_five_each_carries_its_own_result(
 
     retriever = GuidedLlamaIndexRetriever(rag)
 
-    async def gather() -> list[Any]:
-        return list(await asyncio.gather(*(retriever.aretrieve(q, **o) for q, o in five())))
+    async def gather(arag: GuidedRAG) -> list[Any]:
+        both = GuidedLlamaIndexRetriever(rag, async_rag=arag)  # aretrieve: on the async core
+        return list(await asyncio.gather(*(both.aretrieve(q, **o) for q, o in five())))
 
-    outputs = asyncio.run(gather())
+    outputs = on_async_rag(settings, embedder, gather)
     assert_own(outputs, rag, lambda n: n.node.node_id)
     assert_own([retriever.retrieve(q, **o) for q, o in five()], rag, lambda n: n.node.node_id)
     assert not hasattr(retriever, "last_result")
@@ -206,7 +213,7 @@ def test_langchain_structured_tool_is_typed_and_strict(sample_db: Driver, rag: G
 
 # ------------------------------------------------------------------- one wording everywhere
 def test_a_blank_question_and_a_bad_k_are_refused_alike_at_every_door(
-    sample_db: Driver, rag: GuidedRAG, settings: Settings, tmp_path: Path
+    sample_db: Driver, rag: GuidedRAG, settings: Settings, embedder: Embedder, tmp_path: Path
 ) -> None:
     from guidedrag_graph.integrations.langchain import GuidedLangChainRetriever
     from guidedrag_graph.integrations.llamaindex import GuidedLlamaIndexRetriever
@@ -218,10 +225,19 @@ def test_a_blank_question_and_a_bad_k_are_refused_alike_at_every_door(
     doors = {
         "python": lambda q, **o: rag.retrieve(q, **o),
         "langchain": lambda q, **o: chain.invoke(q, **o),
-        "langchain async": lambda q, **o: asyncio.run(chain.ainvoke(q, **o)),
+        "langchain async": lambda q, **o: on_async_rag(
+            settings, embedder, lambda a: GuidedLangChainRetriever(rag=a).ainvoke(q, **o)
+        ),
         "llamaindex": lambda q, **o: index.retrieve(q, **o),
-        "llamaindex async": lambda q, **o: asyncio.run(index.aretrieve(q, **o)),
+        "llamaindex async": lambda q, **o: on_async_rag(
+            settings, embedder, lambda a: GuidedLlamaIndexRetriever(a).aretrieve(q, **o)
+        ),
         "neo4j-graphrag": lambda q, **o: graphrag.search(query_text=q, **o),
+        "neo4j-graphrag async": lambda q, **o: on_async_rag(
+            settings,
+            embedder,
+            lambda a: GuidedRetriever(a.graph.driver, rag=a).asearch(query_text=q, **o),
+        ),
     }
     for name, door in doors.items():
         for blank in ("", "  \n\t"):

@@ -5,7 +5,9 @@ stdio, and started with ``--transport streamable-http`` on a free port and reach
 against the real Neo4j and the sample KB. The same calls go through both: the input schemas
 refuse what they do not name (``"entity"`` for ``"entities"``) in one line, bad values too and
 in the core's words, the output schemas list their fields, and each result carries its own
-abstention, linked names, tier sizes and steering.
+abstention, linked names, tier sizes and steering. ``retrieve`` and ``ask`` run on the async
+core in both (the server opens a ``GuidedRAG`` with ``aopen`` on its event loop) and return the
+ids ``GuidedRAG.retrieve`` returns: stated, bare (linked), filtered, and abstaining.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ def calls() -> list[tuple[str, dict[str, Any]]]:
         ("ask", {"question": question, "entities": [UNKNOWN]}),
         ("select", {"expression": f"entity({entity!r})", "max_id": 3}),
         ("retrieve", {"question": question, "entities": [entity], "filters": filters_for(entity)}),
+        ("retrieve", {"question": question}),  # bare: entities linked from the question
     ]
 
 
@@ -143,7 +146,7 @@ def check(tools: list[Any], results: list[Any], rag: GuidedRAG) -> None:
     )
 
     found, two, unknown, misspelt, blank, empty, zero, sideways, *rest = results
-    asked, ask_unknown, bad_select, filtered = rest
+    asked, ask_unknown, bad_select, filtered, bare = rest
     want = rag.retrieve(question, semantics=merge_stated(None, [entity]))
     data = found.structured_content
     assert not found.is_error
@@ -186,6 +189,12 @@ def check(tools: list[Any], results: list[Any], rag: GuidedRAG) -> None:
     assert answer["selection"] == hard.selection_text and answer["llm_called"] is False
     none = ask_unknown.structured_content
     assert none["abstained"] is True and UNKNOWN in none["reason"] and none["text"] is None
+
+    linked = rag.retrieve(question)  # the server awaits aretrieve: the same ids and links
+    assert [c["chunk_id"] for c in bare.structured_content["chunks"]] == [
+        c.id for c in linked.chunks
+    ]
+    assert bare.structured_content["linked"] == linked.linked and linked.linked
 
 
 def test_mcp_over_stdio_is_strict_and_typed(

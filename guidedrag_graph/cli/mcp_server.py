@@ -22,12 +22,19 @@ Client configuration (Claude Desktop and the like), stdio::
                                           "NEO4J_PASSWORD": "..."}}}}
 
 or over HTTP: ``guidedrag mcp --transport streamable-http`` serves ``http://127.0.0.1:8000/mcp``.
+
+``retrieve`` and ``ask`` run on the async core: ``serve`` opens a ``GuidedRAG`` with
+``GuidedRAG.aopen`` (a ``neo4j.AsyncDriver``) on the server's event loop, over either transport,
+and the tools await its ``aretrieve``/``aask``, so concurrent calls share the loop and no read
+waits on a thread. ``select``, ``cypher`` and ``suggest_entities`` are sync tools on the
+``neo4j.Driver`` pipeline (the SDK runs them on a worker thread).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, cast
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
@@ -52,7 +59,7 @@ from guidedrag_graph.cli.mcp_schema import (
     from_selection,
 )
 from guidedrag_graph.cli.select_cmd import browser_script
-from guidedrag_graph.integrations._calls import CallOptions, aask, aretrieve
+from guidedrag_graph.integrations._calls import CallOptions, aask, aretrieve, pick
 from guidedrag_graph.integrations._tool import core_checks, one_line
 from guidedrag_graph.pipeline import GuidedRAG
 
@@ -60,6 +67,7 @@ __all__ = ["TRANSPORTS", "build_server", "serve"]
 
 TRANSPORTS = ("stdio", "streamable-http")
 Transport = Literal["stdio", "streamable-http"]
+_DOOR = "guidedrag mcp"
 _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
 
@@ -106,8 +114,15 @@ class StrictTool(Tool):
             raise
 
 
-def build_server(rag: GuidedRAG) -> MCPServer:
-    """The server, its tools bound to ``rag`` (which the caller opens and closes)."""
+def build_server(rag: GuidedRAG, async_rag: GuidedRAG | None = None) -> MCPServer:
+    """The server, its tools bound to the pipelines the caller opens and closes: ``retrieve``
+    and ``ask`` await ``aretrieve``/``aask`` on ``async_rag`` (opened with ``GuidedRAG.aopen``
+    on the server's event loop), ``select``, ``cypher`` and ``suggest_entities`` run on ``rag``
+    (a ``neo4j.Driver``; the SDK runs sync tools on a worker thread). Without ``async_rag``,
+    ``retrieve`` and ``ask`` are refused in one line naming it."""
+
+    def awaited(call: str) -> GuidedRAG:
+        return pick((async_rag, rag), asynchronous=True, door=_DOOR, call=call)
 
     async def retrieve(
         question: Question,
@@ -130,7 +145,7 @@ def build_server(rag: GuidedRAG) -> MCPServer:
             filters=filters,
         )
         try:
-            return from_retrieval(await aretrieve(rag, question, options))
+            return from_retrieval(await aretrieve(awaited("retrieve"), question, options))
         except Exception as exc:
             raise _tool_error(exc) from exc
 
@@ -218,7 +233,7 @@ def build_server(rag: GuidedRAG) -> MCPServer:
             filters=filters,
         )
         try:
-            return from_answer(await aask(rag, question, options))
+            return from_answer(await aask(awaited("ask"), question, options))
         except Exception as exc:
             raise _tool_error(exc) from exc
 
@@ -245,9 +260,15 @@ def serve(
     rag: GuidedRAG, transport: Transport = "stdio", *, host: str = "127.0.0.1", port: int = 8000
 ) -> None:
     """Serve the tools until the client closes stdio, or on ``http://host:port/mcp`` until
-    interrupted."""
-    server = build_server(rag)
-    if transport == "stdio":
-        server.run("stdio")
-    else:
-        server.run("streamable-http", host=host, port=port)
+    interrupted: one event loop, on which one ``GuidedRAG`` is opened with ``aopen`` (its own
+    ``neo4j.AsyncDriver``, closed when the server stops) for ``retrieve`` and ``ask``."""
+    anyio.run(_serve, rag, transport, host, port)
+
+
+async def _serve(rag: GuidedRAG, transport: Transport, host: str, port: int) -> None:
+    async with await GuidedRAG.aopen(rag.settings, policy=rag.policy) as async_rag:
+        server = build_server(rag, async_rag)
+        if transport == "stdio":
+            await server.run_stdio_async()
+        else:
+            await server.run_streamable_http_async(host=host, port=port)

@@ -5,7 +5,9 @@ The LangChain, LlamaIndex, neo4j-graphrag and MCP adapters take the same per-cal
 exactly what ``GuidedRAG.retrieve`` runs — same ids, same abstentions — so they share this one
 path instead of each repeating the argument handling. ``retrieve_call`` assembles the arguments
 once; ``retrieve`` and ``aretrieve`` only run them, so the sync and async forms of every door
-cannot drift apart.
+cannot drift apart. The sync forms run on a ``GuidedRAG`` opened on a ``neo4j.Driver``, the
+async forms on one opened with ``GuidedRAG.aopen`` on a ``neo4j.AsyncDriver`` (``pick``); an
+adapter may hold one of each.
 
 Each call's result travels with its own output (``Retrieved``), never on the adapter: calls that
 run at once (LangChain ``batch``, ``asyncio.gather``) each keep their own abstention and tiers.
@@ -13,11 +15,12 @@ run at once (LangChain ``batch``, ``asyncio.gather``) each keep their own absten
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict, TypeVar
+
+from neo4j import AsyncDriver
 
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.pipeline import Answer, GuidedRAG, RetrievalResult
@@ -120,6 +123,33 @@ def retrieve_call(question: str, options: CallOptions) -> RetrieveCall:
     )
 
 
+def is_async(rag: GuidedRAG) -> bool:
+    """Whether ``rag`` was opened on a ``neo4j.AsyncDriver`` (``GuidedRAG.aopen``): its
+    ``aretrieve``/``aask`` run, its ``retrieve``/``ask`` refuse."""
+    return isinstance(rag.graph.driver, AsyncDriver)
+
+
+def pick(
+    rags: Iterable[GuidedRAG | None], *, asynchronous: bool, door: str, call: str
+) -> GuidedRAG:
+    """The one of an adapter's pipelines that ``call`` runs on: a sync call on a ``GuidedRAG``
+    opened on a ``neo4j.Driver``, an async one on a ``GuidedRAG`` opened with ``aopen`` (a
+    ``neo4j.AsyncDriver``). Neither kind stands in for the other (no sync call is hidden on a
+    worker thread, no async one blocks the loop): a missing kind is one line naming the fix."""
+    for rag in rags:
+        if rag is not None and is_async(rag) == asynchronous:
+            return rag
+    if asynchronous:
+        raise ConfigurationError(
+            f"{door}.{call} needs a GuidedRAG opened on a neo4j.AsyncDriver: pass "
+            f"async_rag=await GuidedRAG.aopen(settings)"
+        )
+    raise ConfigurationError(
+        f"{door}.{call} needs a GuidedRAG opened on a neo4j.Driver: await the async form, or "
+        f"pass rag=GuidedRAG(settings) and async_rag= the one opened with GuidedRAG.aopen"
+    )
+
+
 def retrieve(rag: GuidedRAG, question: str, options: CallOptions) -> RetrievalResult:
     """``GuidedRAG.retrieve`` with the options as it takes them."""
     call = retrieve_call(question, options)
@@ -128,12 +158,12 @@ def retrieve(rag: GuidedRAG, question: str, options: CallOptions) -> RetrievalRe
 
 async def aretrieve(rag: GuidedRAG, question: str, options: CallOptions) -> RetrievalResult:
     """The same call, awaited: every async door (LangChain ``ainvoke``, LlamaIndex
-    ``aretrieve``) comes through here, with the arguments ``retrieve_call`` assembled. Until the
-    core has an async path this runs the sync call on a worker thread; then it becomes
-    ``await rag.aretrieve(call.question, call.selection, **call.kwargs)`` and nothing else
-    changes."""
+    ``aretrieve``, ``GuidedRetriever.asearch``, MCP ``retrieve``) comes through here, with the
+    arguments ``retrieve_call`` assembled, on a ``GuidedRAG`` opened with ``aopen``: its reads
+    are awaited on the caller's event loop, nothing runs on a worker thread but the question's
+    embedding (CPU work)."""
     call = retrieve_call(question, options)
-    return await asyncio.to_thread(rag.retrieve, call.question, call.selection, **call.kwargs)
+    return await rag.aretrieve(call.question, call.selection, **call.kwargs)
 
 
 def ask(rag: GuidedRAG, question: str, options: CallOptions) -> Answer:
@@ -144,9 +174,10 @@ def ask(rag: GuidedRAG, question: str, options: CallOptions) -> Answer:
 
 
 async def aask(rag: GuidedRAG, question: str, options: CallOptions) -> Answer:
-    """``ask``, awaited (as ``aretrieve``: a worker thread until the core's ``aask``)."""
+    """``ask``, awaited: ``GuidedRAG.aask`` (reads on the loop, the LLM through
+    ``openai.AsyncOpenAI``)."""
     call = retrieve_call(question, options)
-    return await asyncio.to_thread(rag.ask, call.question, call.selection, **call.kwargs)
+    return await rag.aask(call.question, call.selection, **call.kwargs)
 
 
 class Retrieved(list[T]):

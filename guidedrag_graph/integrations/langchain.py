@@ -7,6 +7,8 @@
 >>> retriever.batch(questions, config=[{"configurable": {"guidedrag": {"entities": [e]}}}
 ...                                    for e in names])                   # per question
 >>> tool = retriever.convert_to_tool()     # a typed StructuredTool for an agent
+>>> aretriever = await GuidedLangChainRetriever.aopen(Settings())        # on a neo4j.AsyncDriver
+>>> docs = await aretriever.ainvoke("Which countries use the euro?")    # reads awaited on the loop
 
 The retriever runs ``GuidedRAG.retrieve`` and nothing else, so a LangChain chain gets the same
 chunks, in the same order, as ``guidedrag retrieve`` (a test holds them equal). The per-call
@@ -16,6 +18,12 @@ options (``semantics``, ``entities``, ``relations``, ``k``/``top_k``, ``steering
 retriever; an unknown one is an error naming it. Each call returns its own ``Retrieved`` list:
 the abstention and its reason, the linked names, the tier sizes and the steering are on it (an
 abstention is an empty list that still says why) and on each document's metadata.
+
+``invoke``/``batch`` run on a ``GuidedRAG`` opened on a ``neo4j.Driver``; ``ainvoke``/``abatch``
+await ``GuidedRAG.aretrieve`` on one opened with ``GuidedRAG.aopen`` (a ``neo4j.AsyncDriver``),
+every read awaited on the caller's event loop. ``rag`` may be either kind, ``async_rag`` holds
+the async one beside a sync one; a form whose kind is missing is refused in one line naming the
+fix (it is never run on a worker thread).
 
 ``GuidedEmbeddings`` keeps e5's asymmetry: ``embed_query`` embeds questions (``query:``) and
 ``embed_documents`` passages (``passage:``), the sides GuidedRAG searches and stores.
@@ -48,6 +56,7 @@ from guidedrag_graph.integrations._calls import (
     SemanticsLike,
     aretrieve,
     chunk_metadata,
+    pick,
     retrieve,
 )
 from guidedrag_graph.integrations._tool import SearchInput, as_context, core_checks, one_line
@@ -74,7 +83,13 @@ class GuidedLangChainRetriever(BaseRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    rag: GuidedRAG = Field(description="the pipeline whose retrieve() runs")
+    rag: GuidedRAG = Field(
+        description="the pipeline whose retrieve() runs (invoke); opened with GuidedRAG.aopen, "
+        "its aretrieve() (ainvoke)"
+    )
+    async_rag: GuidedRAG | None = Field(
+        None, description="beside a sync rag: the pipeline opened with GuidedRAG.aopen (ainvoke)"
+    )
     semantics: SemanticsLike = Field(None, description="semantics when a call states none")
     k: int | None = Field(None, ge=1, description="chunks per call (default: the policy's)")
     steering: str | None = Field(None, description="auto, hard or soft (default: settings)")
@@ -87,6 +102,14 @@ class GuidedLangChainRetriever(BaseRetriever):
     ) -> GuidedLangChainRetriever:
         """A retriever on its own ``GuidedRAG`` (close it with ``retriever.rag.close()``)."""
         return cls(rag=GuidedRAG(settings), **fields)
+
+    @classmethod
+    async def aopen(
+        cls, settings: Settings | None = None, **fields: Any
+    ) -> GuidedLangChainRetriever:
+        """A retriever on its own ``GuidedRAG`` opened on a ``neo4j.AsyncDriver`` (``ainvoke``,
+        ``abatch``; close it with ``await retriever.rag.aclose()``)."""
+        return cls(rag=await GuidedRAG.aopen(settings), **fields)
 
     def invoke(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
@@ -102,12 +125,14 @@ class GuidedLangChainRetriever(BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **options: Any
     ) -> list[Document]:
-        return _documents(retrieve(self.rag, query, self._options(options)))
+        rag = pick((self.rag, self.async_rag), asynchronous=False, door=_DOOR, call="invoke")
+        return _documents(retrieve(rag, query, self._options(options)))
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **options: Any
     ) -> list[Document]:
-        return _documents(await aretrieve(self.rag, query, self._options(options)))
+        rag = pick((self.async_rag, self.rag), asynchronous=True, door=_DOOR, call="ainvoke")
+        return _documents(await aretrieve(rag, query, self._options(options)))
 
     def _options(self, given: Mapping[str, Any]) -> CallOptions:
         own = CallOptions(

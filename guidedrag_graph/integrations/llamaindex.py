@@ -4,7 +4,8 @@
 >>> retriever = GuidedLlamaIndexRetriever.from_settings(Settings())
 >>> nodes = retriever.retrieve("Which countries use the euro?", entities=["Euro"], k=3)
 >>> nodes.abstained, nodes.tier_sizes, nodes[0].node.metadata["tier"]     # this call's own
->>> await asyncio.gather(*(retriever.aretrieve(q) for q in questions))   # each its own
+>>> aretriever = await GuidedLlamaIndexRetriever.aopen(Settings())      # on a neo4j.AsyncDriver
+>>> await asyncio.gather(*(aretriever.aretrieve(q) for q in questions))  # each its own
 >>> RetrieverQueryEngine.from_args(retriever, llm=...)       # any LlamaIndex query engine
 
 The retriever runs ``GuidedRAG.retrieve`` and nothing else: the same chunk ids as
@@ -17,6 +18,11 @@ with the question alone, get the retriever's own. Each call returns its own ``Re
 them. ``NodeWithScore.score`` is the ranking score (``score + boost``), so a LlamaIndex
 post-processor that re-sorts keeps our order.
 
+``retrieve`` runs on a ``GuidedRAG`` opened on a ``neo4j.Driver``; ``aretrieve`` awaits
+``GuidedRAG.aretrieve`` on one opened with ``GuidedRAG.aopen`` (a ``neo4j.AsyncDriver``), every
+read awaited on the caller's event loop. ``rag`` may be either kind, ``async_rag`` holds the
+async one beside a sync one; a form whose kind is missing is refused in one line naming the fix.
+
 The scoring and provenance metadata stays out of what LlamaIndex sends an LLM and an embedder:
 by default a node shows the LLM only ``chunk_id`` and ``document_title`` and the embedder only
 ``document_title`` (``llm_metadata_keys`` / ``embed_metadata_keys`` choose others).
@@ -28,6 +34,7 @@ llama-index-core is imported here only: the core install does not need it.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,13 +54,15 @@ from guidedrag_graph.integrations._calls import (
     SemanticsLike,
     aretrieve,
     chunk_metadata,
+    pick,
     retrieve,
 )
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
 
 __all__ = ["GuidedEmbedding", "GuidedLlamaIndexRetriever"]
 
-_DOOR = "GuidedLlamaIndexRetriever.retrieve"
+_NAME = "GuidedLlamaIndexRetriever"
+_DOOR = f"{_NAME}.retrieve"
 LLM_METADATA_KEYS = ("chunk_id", "document_title")
 EMBED_METADATA_KEYS = ("document_title",)
 
@@ -83,6 +92,7 @@ class GuidedLlamaIndexRetriever(BaseRetriever):
         self,
         rag: GuidedRAG,
         *,
+        async_rag: GuidedRAG | None = None,
         semantics: SemanticsLike = None,
         k: int | None = None,
         steering: str | None = None,
@@ -94,6 +104,7 @@ class GuidedLlamaIndexRetriever(BaseRetriever):
     ) -> None:
         super().__init__(**kwargs)
         self.rag = rag
+        self.async_rag = async_rag
         self.defaults = CallOptions(
             semantics=semantics, k=k, steering=steering, selection=selection, filters=filters
         )
@@ -106,6 +117,14 @@ class GuidedLlamaIndexRetriever(BaseRetriever):
     ) -> GuidedLlamaIndexRetriever:
         """A retriever on its own ``GuidedRAG`` (close it with ``retriever.rag.close()``)."""
         return cls(GuidedRAG(settings), **kwargs)
+
+    @classmethod
+    async def aopen(
+        cls, settings: Settings | None = None, **kwargs: Any
+    ) -> GuidedLlamaIndexRetriever:
+        """A retriever on its own ``GuidedRAG`` opened on a ``neo4j.AsyncDriver``
+        (``aretrieve``; close it with ``await retriever.rag.aclose()``)."""
+        return cls(await GuidedRAG.aopen(settings), **kwargs)
 
     def retrieve(
         self, str_or_query_bundle: str | QueryBundle, **options: Unpack[CallKeywords]
@@ -133,13 +152,15 @@ class GuidedLlamaIndexRetriever(BaseRetriever):
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         call = self._call()
-        call.result = retrieve(self.rag, query_bundle.query_str, call.options.over(self.defaults))
+        rag = pick((self.rag, self.async_rag), asynchronous=False, door=_NAME, call="retrieve")
+        call.result = retrieve(rag, query_bundle.query_str, call.options.over(self.defaults))
         return self._nodes(call.result)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         call = self._call()
         options = call.options.over(self.defaults)
-        call.result = await aretrieve(self.rag, query_bundle.query_str, options)
+        rag = pick((self.async_rag, self.rag), asynchronous=True, door=_NAME, call="aretrieve")
+        call.result = await aretrieve(rag, query_bundle.query_str, options)
         return self._nodes(call.result)
 
     def _call(self) -> _Call:
@@ -196,7 +217,8 @@ class GuidedEmbedding(BaseEmbedding):
         return [float(x) for x in self._embedder.embed_queries([query])[0]]
 
     async def _aget_query_embedding(self, query: str) -> list[float]:
-        return self._get_query_embedding(query)
+        """CPU work: on a worker thread, so the event loop keeps running (as ``aretrieve``)."""
+        return await asyncio.to_thread(self._get_query_embedding, query)
 
     def _get_text_embedding(self, text: str) -> list[float]:
         return self._get_text_embeddings([text])[0]

@@ -7,6 +7,8 @@
 >>> result = rag.search("Where was Ada Lovelace born?",
 ...                     retriever_config={"semantics": {"entities": ["Ada Lovelace"]}})
 >>> result.abstained, result.llm_called, result.answer
+>>> aretriever = await GuidedRetriever.aopen(settings)          # on a neo4j.AsyncDriver
+>>> found = await aretriever.asearch(query_text="Where was Ada Lovelace born?", top_k=3)
 
 ``search`` runs exactly what ``GuidedRAG.retrieve`` runs for the same inputs: ``auto`` (graded
 tiers from the stated entities, or from the entities linked from the question when none are
@@ -19,6 +21,11 @@ The rest of neo4j-graphrag's retriever contract (as ``VectorRetriever`` has it) 
 ``result_formatter``, ``query_vector`` (no embedding), ``filters`` in neo4j-graphrag's filter
 syntax (they restrict the candidates, compiled into the ranking query) and
 ``effective_search_ratio`` (accepted, see ``get_search_results``). See docs/neo4j-graphrag.md.
+
+``asearch``/``aget_search_results`` are the async forms (neo4j-graphrag has no async retriever
+API): they await ``GuidedRAG.aretrieve`` on a pipeline opened with ``GuidedRAG.aopen``
+(``GuidedRetriever.aopen``, or ``async_rag=`` beside a sync ``rag``); ``search`` needs one on a
+``neo4j.Driver``. A form whose kind is missing is refused in one line naming the fix.
 """
 
 from __future__ import annotations
@@ -27,9 +34,6 @@ from collections.abc import Callable
 from typing import Any
 
 import neo4j
-from neo4j_graphrag.generation import GraphRAG
-from neo4j_graphrag.generation.types import RagResultModel
-from neo4j_graphrag.message_history import MessageHistory
 from neo4j_graphrag.retrievers.base import Retriever
 from neo4j_graphrag.tool import (
     ArrayParameter,
@@ -37,18 +41,24 @@ from neo4j_graphrag.tool import (
     ObjectParameter,
     StringParameter,
 )
-from neo4j_graphrag.types import LLMMessage, RawSearchResult, RetrieverResultItem
+from neo4j_graphrag.types import RawSearchResult, RetrieverResult, RetrieverResultItem
 from pydantic import Field
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.integrations._calls import CallOptions, one_k, retrieve
+from guidedrag_graph.integrations._calls import CallOptions, aretrieve, one_k, pick, retrieve
 from guidedrag_graph.integrations.embedder import GuidedEmbedder
+from guidedrag_graph.integrations.graphrag_answer import (
+    ABSTENTION_ANSWER,
+    GuidedGraphRAG,
+    GuidedRagResult,
+)
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.vocabulary import STEERINGS
 
 __all__ = [
+    "ABSTENTION_ANSWER",
     "GuidedEmbedder",
     "GuidedGraphRAG",
     "GuidedRagResult",
@@ -57,6 +67,7 @@ __all__ = [
 ]
 
 ResultFormatter = Callable[[neo4j.Record], RetrieverResultItem]
+_DOOR = "GuidedRetriever"
 
 
 class GuidedRetriever(Retriever):
@@ -73,17 +84,38 @@ class GuidedRetriever(Retriever):
 
     def __init__(
         self,
-        driver: neo4j.Driver,
+        driver: neo4j.Driver | neo4j.AsyncDriver,
         settings: Settings | None = None,
         *,
         rag: GuidedRAG | None = None,
+        async_rag: GuidedRAG | None = None,
         neo4j_database: str | None = None,
         result_formatter: ResultFormatter | None = None,
     ) -> None:
-        settings = settings or (rag.settings if rag is not None else Settings())
-        super().__init__(driver, neo4j_database or settings.neo4j_database)
-        self.rag = rag or GuidedRAG(settings, driver=driver)
+        given = rag or async_rag
+        settings = settings or (given.settings if given is not None else Settings())
+        if rag is None and async_rag is None and isinstance(driver, neo4j.AsyncDriver):
+            raise ConfigurationError(
+                "GuidedRetriever on a neo4j.AsyncDriver: open it with "
+                "await GuidedRetriever.aopen(settings, driver)"
+            )
+        super().__init__(driver, neo4j_database or settings.neo4j_database)  # type: ignore[arg-type]
+        self.rag = rag or async_rag or GuidedRAG(settings, driver=driver)
+        self.async_rag = async_rag
         self.result_formatter = result_formatter
+
+    @classmethod
+    async def aopen(
+        cls,
+        settings: Settings | None = None,
+        driver: neo4j.AsyncDriver | None = None,
+        **kwargs: Any,
+    ) -> GuidedRetriever:
+        """A retriever on a ``GuidedRAG`` opened with ``GuidedRAG.aopen`` (on ``driver``, else
+        its own ``neo4j.AsyncDriver``: close it with ``await retriever.rag.aclose()``), for
+        ``asearch``/``aget_search_results``."""
+        rag = await GuidedRAG.aopen(settings, driver)
+        return cls(rag.graph.driver, rag=rag, **kwargs)
 
     def get_search_results(
         self,
@@ -124,22 +156,45 @@ class GuidedRetriever(Retriever):
                 (default: on, settings ``link``).
         """
         _check_search_args(query_text, query_vector, effective_search_ratio)
-        options = CallOptions(
-            semantics=semantics,
-            entities=entities,
-            relations=relations,
-            k=one_k(k, top_k),
-            steering=steering,
-            selection=selection,
-            filters=filters,
-            ranker=ranker,
-            link=link,
-            query_vector=query_vector,
-        )
-        result = retrieve(self.rag, query_text or "", options)
+        options = _options(**locals())
+        rag = pick((self.rag, self.async_rag), asynchronous=False, door=_DOOR, call="search")
+        return self._raw(retrieve(rag, query_text or "", options), filtered=bool(filters))
+
+    async def aget_search_results(
+        self,
+        query_text: str | None = None,
+        semantics: Semantics | dict[str, Any] | None = None,
+        selection: str | None = None,
+        top_k: int | None = None,
+        steering: str | None = None,
+        ranker: str | None = None,
+        query_vector: list[float] | None = None,
+        effective_search_ratio: int = 1,
+        filters: dict[str, Any] | None = None,
+        entities: list[str] | None = None,
+        relations: list[str] | None = None,
+        link: bool | None = None,
+        k: int | None = None,
+    ) -> GuidedSearchResult:
+        """``get_search_results`` awaited (same arguments, same records): ``GuidedRAG.aretrieve``
+        on the pipeline opened with ``aopen``, every read awaited on the caller's event loop."""
+        _check_search_args(query_text, query_vector, effective_search_ratio)
+        options = _options(**locals())
+        rag = pick((self.async_rag, self.rag), asynchronous=True, door=_DOOR, call="asearch")
+        return self._raw(await aretrieve(rag, query_text or "", options), filtered=bool(filters))
+
+    async def asearch(self, *args: Any, **kwargs: Any) -> RetrieverResult:
+        """``search`` awaited (neo4j-graphrag has no async retriever API; this one mirrors
+        ``Retriever.search``): the records of ``aget_search_results``, formatted."""
+        raw = await self.aget_search_results(*args, **kwargs)
+        formatter = self.get_result_formatter()
+        metadata = {**(raw.metadata or {}), "__retriever": self.__class__.__name__}
+        return RetrieverResult(items=[formatter(r) for r in raw.records], metadata=metadata)
+
+    def _raw(self, result: RetrievalResult, *, filtered: bool) -> GuidedSearchResult:
         return GuidedSearchResult(
             records=self._records(result),
-            metadata=_metadata(result, filtered=bool(filters)),
+            metadata=_metadata(result, filtered=filtered),
             retrieval=result,
         )
 
@@ -222,6 +277,35 @@ class GuidedSearchResult(RawSearchResult):
     retrieval: Any = Field(exclude=True, repr=False)
 
 
+def _options(
+    semantics: Semantics | dict[str, Any] | None,
+    entities: list[str] | None,
+    relations: list[str] | None,
+    k: int | None,
+    top_k: int | None,
+    steering: str | None,
+    selection: str | None,
+    filters: dict[str, Any] | None,
+    ranker: str | None,
+    link: bool | None,
+    query_vector: list[float] | None,
+    **_: Any,
+) -> CallOptions:
+    """A search's arguments as the options every door passes (``k`` and ``top_k`` one)."""
+    return CallOptions(
+        semantics=semantics,
+        entities=entities,
+        relations=relations,
+        k=one_k(k, top_k),
+        steering=steering,
+        selection=selection,
+        filters=filters,
+        ranker=ranker,
+        link=link,
+        query_vector=query_vector,
+    )
+
+
 def _check_search_args(
     query_text: str | None, query_vector: list[float] | None, effective_search_ratio: int
 ) -> None:
@@ -274,73 +358,3 @@ TOOL_PARAMETER_DESCRIPTIONS: dict[str, str] = {
     "filters": "Metadata filters on chunk properties in neo4j-graphrag's syntax, e.g. "
     '{"position": {"$lte": 2}} (optional).',
 }
-
-
-ABSTENTION_ANSWER = "The knowledge base cannot answer this: {reason}"
-
-
-class GuidedRagResult(RagResultModel):
-    """``GraphRAG.search``'s result with what the retrieval decided: ``abstained`` and its
-    ``reason``, and whether the LLM was called for the answer."""
-
-    abstained: bool = False
-    reason: str | None = None
-    llm_called: bool = False
-
-
-class GuidedGraphRAG(GraphRAG):
-    """neo4j-graphrag's ``GraphRAG`` that answers an abstention without calling the LLM.
-
-    When the retriever returns no item (with ``GuidedRetriever``: the KB does not know a stated
-    name, no chunk passes the filters, or nothing passed the threshold) the answer is
-    ``response_fallback`` if given, else ``abstention_answer`` with the retriever's reason, and
-    no prompt is sent. Otherwise it is ``GraphRAG.search`` unchanged. (With a
-    ``message_history``, neo4j-graphrag still asks the LLM to summarise the history before
-    retrieving; that call is the query's, not the answer's.)
-    """
-
-    def __init__(
-        self,
-        retriever: Retriever,
-        llm: Any,
-        *args: Any,
-        abstention_answer: str = ABSTENTION_ANSWER,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(retriever, llm, *args, **kwargs)
-        self.abstention_answer = abstention_answer
-
-    def search(
-        self,
-        query_text: str = "",
-        message_history: list[LLMMessage] | MessageHistory | None = None,
-        examples: str = "",
-        retriever_config: dict[str, Any] | None = None,
-        return_context: bool | None = None,
-        response_fallback: str | None = None,
-    ) -> GuidedRagResult:
-        """``GraphRAG.search``; ``return_context`` defaults to False (no warning)."""
-        # GraphRAG skips its LLM when the retriever returns no item and a fallback is given.
-        done = super().search(
-            query_text,
-            message_history,
-            examples,
-            retriever_config,
-            return_context=True,
-            response_fallback=_NO_ITEMS,
-        )
-        retrieved = done.retriever_result
-        assert retrieved is not None  # return_context=True
-        context = retrieved if return_context else None
-        if retrieved.items:
-            return GuidedRagResult(answer=done.answer, retriever_result=context, llm_called=True)
-        metadata = retrieved.metadata or {}
-        empty = metadata.get("empty") or {}
-        reason = empty.get("message") or "no passage was retrieved for the question"
-        answer = response_fallback or self.abstention_answer.format(reason=reason)
-        return GuidedRagResult(
-            answer=answer, retriever_result=context, abstained=True, reason=reason
-        )
-
-
-_NO_ITEMS = "\x00guidedrag: the retriever returned no item\x00"

@@ -42,19 +42,9 @@ def retrieve_auto(
     prepared = prepare_tiers(selector, plan)
     timings["selection"] = time.perf_counter() - started
     if prepared.empty is not None:  # nothing embedded, no vector search, no LLM call
-        return RetrievalResult.abstention(
-            asked.text,
-            plan.text(),
-            prepared.empty,
-            ranker=asked.ranker,
-            steering="auto",
-            template=asked.template,
-            semantics=asked.semantics,
-            timings=timings,
-            notes=list(asked.notes),
-            linked=list(asked.linked),
-        )
+        return asked.abstain(plan.text(), prepared.empty, steering="auto", timings=timings)
     vector = question_vector(asked, timings)
+    order = retriever.order(vector, k=asked.k, ranker=asked.ranker, threshold=asked.threshold)
     notes: list[str] = list(asked.notes)
     ranking: Ranking
     empty: EmptySelection | None = None
@@ -63,23 +53,14 @@ def retrieve_auto(
         universe: CompiledSelectionLike = AllChunks(schema)
         if asked.chunk_filter is not None:
             universe = FilteredSelection(universe, asked.chunk_filter, schema)
-        ranking = retriever.rank(
-            vector,
-            universe,
-            k=asked.k,
-            ranker=asked.ranker,
-            path=asked.path,
-            threshold=asked.threshold,
-        )
+        ranking = retriever.run(order, universe, path=asked.path)
         if asked.chunk_filter is not None and ranking.selection_size == 0:
             empty = no_chunk_passes(asked.chunk_filter)
     else:
         tiers: Any = prepared.compiled
         if asked.chunk_filter is not None:  # U = the chunks that pass; every tier inside it
             tiers = FilteredTiers(prepared.compiled, asked.chunk_filter, schema)
-        ranking = retriever.rank_tiers(
-            vector, tiers, k=asked.k, ranker=asked.ranker, threshold=asked.threshold
-        )
+        ranking = retriever.run(order, tiers)
         if ranking.tier_sizes.get("∩") == 0:
             notes.append(
                 "auto: the named entities share no chunk (empty ∩); relaxed to their "
@@ -87,17 +68,8 @@ def retrieve_auto(
             )
         if asked.chunk_filter is not None and ranking.tier_sizes.get("U") == 0:
             empty = no_chunk_passes(asked.chunk_filter)
-    return RetrievalResult.ranked(
-        asked.text,
-        prepared.text,
-        ranking,
-        template=asked.template,
-        semantics=asked.semantics,
-        timings=timings,
-        notes=notes,
-        steering="auto",
-        empty=empty,
-        linked=list(asked.linked),
+    return asked.ranked(
+        prepared.text, ranking, timings=timings, notes=notes, steering="auto", empty=empty
     )
 
 

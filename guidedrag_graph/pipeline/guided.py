@@ -19,46 +19,33 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
-from neo4j import Driver
+from neo4j import AsyncDriver, Driver
 
 from guidedrag_graph import templates
-from guidedrag_graph.augmentation import Augmenter
+from guidedrag_graph.augmentation import AugmentedPrompt, Augmenter
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder, embedder_for
+from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.generation import Generator
 from guidedrag_graph.pipeline.auto import no_chunk_passes, retrieve_auto
 from guidedrag_graph.pipeline.linked import AutoSemantics, forgive_relations, link_semantics
-from guidedrag_graph.pipeline.question import (
-    Question,
-    RetrieveOptions,
-    Selection,
-    default_selection,
-)
+from guidedrag_graph.pipeline.question import Question, RetrieveOptions, Selection
+from guidedrag_graph.pipeline.request import RetrieveRequest
 from guidedrag_graph.pipeline.results import Answer, RetrievalResult
-from guidedrag_graph.read_deadline import budgeted
-from guidedrag_graph.retrieval import AllChunks, CompiledSelectionLike, Retriever
-from guidedrag_graph.retrieval.filters import (
-    ChunkFilter,
-    FilteredSelection,
-    check_fields,
-    compile_filter,
-)
-from guidedrag_graph.retrieve_args import RetrieveArgs, check_inputs
+from guidedrag_graph.pipeline.selected import retrieve_selection
+from guidedrag_graph.read_deadline import budgeted, call_budget
+from guidedrag_graph.reader import bridged, off_loop, open_async_driver
+from guidedrag_graph.retrieval import Retriever
+from guidedrag_graph.retrieval.filters import check_fields
+from guidedrag_graph.retrieve_args import index_dimensions
 from guidedrag_graph.schema import SchemaMapping
-from guidedrag_graph.selection import (
-    Boost,
-    EmptySelection,
-    Expr,
-    PreparedSelection,
-    Selector,
-    parse,
-)
+from guidedrag_graph.selection import Selector
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.policy import SteeringPolicy
 
 if TYPE_CHECKING:
-    from openai import OpenAI
+    from openai import AsyncOpenAI, OpenAI
 
 
 class GuidedRAG:
@@ -68,14 +55,16 @@ class GuidedRAG:
     def __init__(
         self,
         settings: Settings | None = None,
-        driver: Driver | None = None,
+        driver: Driver | AsyncDriver | None = None,
         *,
         schema: SchemaMapping | None = None,
         embedder: Embedder | None = None,
         policy: SteeringPolicy | None = None,
         llm_client: OpenAI | None = None,
+        async_llm_client: AsyncOpenAI | None = None,
     ) -> None:
-        self.graph = GraphContext.open(settings, driver, schema)
+        # an AsyncDriver is read through the bridge (``aopen``: its reads are awaited)
+        self.graph = GraphContext.open(settings, driver, schema)  # type: ignore[arg-type]
         self._embedder = embedder
         if policy is None and self.settings.steering_policy is not None:
             policy = SteeringPolicy.from_file(self.settings.steering_policy)
@@ -84,6 +73,7 @@ class GuidedRAG:
         self.selector = Selector(self.graph)
         self.augmenter = Augmenter(self.graph)
         self._llm_client = llm_client
+        self._async_llm_client = async_llm_client
         self._generator: Generator | None = None
 
     # -------------------------------------------------------------- lifecycle
@@ -116,15 +106,18 @@ class GuidedRAG:
 
     @property
     def llm_configured(self) -> bool:
-        return self._llm_client is not None or self.settings.llm_configured
+        return (
+            self._llm_client is not None
+            or self._async_llm_client is not None
+            or self.settings.llm_configured
+        )
 
     def generator(self) -> Generator:
         if self._generator is None:
-            self._generator = Generator(self.settings, self._llm_client)
+            self._generator = Generator(self.settings, self._llm_client, self._async_llm_client)
         return self._generator
 
     # -------------------------------------------------------------- retrieval
-    @budgeted
     def retrieve(
         self,
         question: str,
@@ -154,161 +147,92 @@ class GuidedRAG:
         ranking query (retrieval/filters.py). ``link`` (default: settings ``link``, on): under
         ``auto``, when the semantics name no entity, link them from the question
         (``EntityLinker``); linked names never cause an abstention, stated ones do.
+
+        The arguments become one ``RetrieveRequest`` (checked once, here: the door) and
+        ``retrieve_request`` runs it.
         """
-        args = RetrieveArgs.check(
-            k=k, ranker=ranker, steering=steering, path=path, threshold=threshold
+        with call_budget(self.settings.query_timeout):  # validation's read counts against it
+            request = RetrieveRequest.build(
+                question,
+                selection,
+                settings=self.settings,
+                semantics=semantics,
+                k=k,
+                ranker=ranker,
+                steering=steering,
+                path=path,
+                threshold=threshold,
+                query_vector=query_vector,
+                filters=filters,
+                link=link,
+                dimensions=lambda: index_dimensions(self.graph),
+            )
+            return self.retrieve_request(request)
+
+    @budgeted
+    def retrieve_request(self, request: RetrieveRequest) -> RetrievalResult:
+        """Run a request a door built (``RetrieveRequest.build``); nothing is checked again."""
+        chunk_filter = request.chunk_filter
+        if chunk_filter is not None:  # every property the filters name, checked on the KB
+            rows = self.graph.read(
+                templates.query("property_keys", self.schema), {}, name="property_keys"
+            )
+            check_fields(chunk_filter, set(rows[0]["keys"]) if rows else set(), self.schema)
+        prepared = (
+            self._auto_semantics(request.question, request.semantics, request.link)
+            if request.auto
+            else AutoSemantics(request.semantics)
         )
-        vector = check_inputs(
-            question, k=k, query_vector=query_vector, settings=self.settings, driver=self.driver
-        )
-        chunk_filter = self._chunk_filter(filters)
-        steer = args.steering or self.settings.steering
-        auto = steer == "auto" and selection is None
-        prepared_semantics = (
-            self._auto_semantics(question, semantics, link) if auto else AutoSemantics(semantics)
-        )
-        semantics = prepared_semantics.semantics
+        semantics = prepared.semantics
         decision = self.policy.decide(semantics)
         asked = Question(
-            text=question,
+            text=request.question,
             semantics=semantics,
-            ranker=args.ranker or decision.ranker,
-            k=args.k or decision.top_k or self.settings.top_k,
+            ranker=request.ranker or decision.ranker,
+            k=request.k or decision.top_k or self.settings.top_k,
             template=decision.template,
-            path=args.path,
-            threshold=args.threshold,
-            vector=vector,
+            path=request.path,
+            threshold=request.threshold,
+            vector=request.vector,
             chunk_filter=chunk_filter,
-            linked=tuple(n.to_dict() for n in prepared_semantics.linked),
-            notes=prepared_semantics.notes,
+            linked=tuple(n.to_dict() for n in prepared.linked),
+            notes=prepared.notes,
         )
-        mode = "auto" if auto else ("hard" if steer == "auto" else steer)
         if chunk_filter is not None and not self.graph.read(
-            chunk_filter.any_query(self.schema), chunk_filter.params
+            chunk_filter.any_query(self.schema), chunk_filter.params, name="retrieve_filter"
         ):  # no chunk passes the filters: nothing embedded, no vector search, no LLM call
-            return RetrievalResult.abstention(
-                question,
-                "filters",
-                no_chunk_passes(chunk_filter),
-                ranker=asked.ranker,
-                steering=mode,
-                template=asked.template,
-                semantics=semantics,
-                timings={},
-                notes=list(asked.notes),
-                linked=list(asked.linked),
+            return asked.abstain(
+                "filters", no_chunk_passes(chunk_filter), steering=request.mode, timings={}
             )
-        if auto:
-            return self._retrieve_auto(asked)
-        return self._retrieve_selection(asked, selection, mode)
-
-    def _chunk_filter(self, filters: Mapping[str, Any] | None) -> ChunkFilter | None:
-        """``filters`` compiled, every property they name checked against the database."""
-        if filters is None:
-            return None
-        chunk_filter = compile_filter(filters)
-        rows = self.graph.read(templates.query("property_keys", self.schema), {})
-        check_fields(chunk_filter, set(rows[0]["keys"]) if rows else set(), self.schema)
-        return chunk_filter
-
-    def _auto_semantics(
-        self, question: str, semantics: Semantics | None, link: bool | None
-    ) -> AutoSemantics:
-        """``auto``'s semantics: stated entities as given, else linked from the question (unless
-        ``link`` / settings turn it off); unknown relation types forgiven."""
-        linked = AutoSemantics(semantics)
-        if (semantics is None or not semantics.entities) and (
-            self.settings.link if link is None else link
-        ):
-            linked = link_semantics(self.graph, self.selector, question, semantics)
-        forgiven = forgive_relations(self.selector, linked.semantics)
-        return AutoSemantics(forgiven.semantics, linked.linked, linked.notes + forgiven.notes)
-
-    def _retrieve_selection(
-        self, asked: Question, selection: Selection, steering: str
-    ) -> RetrievalResult:
-        """Hard or soft steering over one selection; abstain on names the KB does not know."""
-        timings: dict[str, float] = {}
-        started = time.perf_counter()
-        expr = self._selection_expr(selection, asked.semantics)
-        prepared: PreparedSelection | None = None
-        compiled: CompiledSelectionLike
-        if expr is not None:
-            prepared = self.selector.prepare(expr)
-            timings["selection"] = time.perf_counter() - started
-            unknown = _unknown_name(prepared)
-            if unknown is not None:  # abstain: nothing embedded, no vector search, no LLM call
-                return RetrievalResult.abstention(
-                    asked.text,
-                    expr.to_text(),
-                    unknown,
-                    ranker=asked.ranker,
-                    steering=steering,
-                    template=asked.template,
-                    semantics=asked.semantics,
-                    timings=timings,
-                )
-            compiled = prepared.compiled
-        elif selection is not None and not isinstance(selection, (str, Expr)):
-            compiled = selection
-        else:
-            compiled = AllChunks(self.schema)
-        text = None if compiled.is_all else (expr.to_text() if expr else "(compiled)")
-        if asked.chunk_filter is not None:  # the filter narrows the selection, inside the query
-            compiled = FilteredSelection(compiled, asked.chunk_filter, self.schema)
-        vector = self._question_vector(asked, timings)
-        ranking = self.retriever.rank(
-            vector,
-            compiled,
-            k=asked.k,
-            ranker=asked.ranker,
-            steering=steering,
-            path=asked.path,
-            threshold=asked.threshold,
-        )
-        empty: EmptySelection | None = None
-        after: dict[str, float] = {}
-        if ranking.selection_size == 0 and steering == "hard":
-            if asked.chunk_filter is not None:
-                empty = no_chunk_passes(asked.chunk_filter)
-            elif prepared is not None:
-                started = time.perf_counter()
-                empty = self.selector.explain_empty(prepared)
-                after["explain_empty"] = time.perf_counter() - started
-        return RetrievalResult.ranked(
-            asked.text,
-            text,
-            ranking,
-            template=asked.template,
-            semantics=asked.semantics,
-            timings=timings,
-            empty=empty,
-            after=after,
-            notes=list(asked.notes),
-            linked=list(asked.linked),
-        )
-
-    def _selection_expr(self, selection: Selection, semantics: Semantics | None) -> Expr | None:
-        """The expression to prepare: the caller's (parsed with the settings' limits), else
-        the semantics' default selection; None for a compiled selection or U."""
-        if isinstance(selection, str):
-            return parse(selection, self.selector.limits)
-        if isinstance(selection, Expr):
-            return selection
-        if selection is None:
-            return default_selection(semantics)
-        return None
-
-    def _retrieve_auto(self, asked: Question) -> RetrievalResult:
-        """``auto``: graded tiers from the semantics; abstain only on names the user stated."""
-        return retrieve_auto(
+        if request.auto:
+            return retrieve_auto(
+                asked,
+                policy=self.policy,
+                selector=self.selector,
+                retriever=self.retriever,
+                schema=self.schema,
+                question_vector=self._question_vector,
+            )
+        return retrieve_selection(
             asked,
-            policy=self.policy,
+            request.selection,
+            request.mode,
             selector=self.selector,
             retriever=self.retriever,
             schema=self.schema,
             question_vector=self._question_vector,
         )
+
+    def _auto_semantics(
+        self, question: str, semantics: Semantics | None, link: bool
+    ) -> AutoSemantics:
+        """``auto``'s semantics: stated entities as given, else linked from the question (unless
+        ``link`` is off); unknown relation types forgiven."""
+        linked = AutoSemantics(semantics)
+        if (semantics is None or not semantics.entities) and link:
+            linked = link_semantics(self.graph, self.selector, question, semantics)
+        forgiven = forgive_relations(self.selector, linked.semantics)
+        return AutoSemantics(forgiven.semantics, linked.linked, linked.notes + forgiven.notes)
 
     def _question_vector(self, asked: Question, timings: dict[str, float]) -> np.ndarray:
         """The caller's vector when it has one (neo4j-graphrag passes ``query_vector``), else
@@ -317,7 +241,9 @@ class GuidedRAG:
         if asked.vector is not None:
             vector = np.asarray(asked.vector, dtype=np.float32).ravel()
         else:
-            vector = np.asarray(self.embedder.embed_queries([asked.text])[0])
+            # CPU work: on a worker thread when an async caller waits (reader.off_loop)
+            embedded = off_loop(lambda: self.embedder.embed_queries([asked.text])[0])
+            vector = np.asarray(embedded)
         timings["embedding"] = time.perf_counter() - started
         return vector
 
@@ -333,6 +259,21 @@ class GuidedRAG:
         """Retrieve (``options`` as for ``retrieve``), augment and generate. Without an LLM
         configured, ``text`` is None and ``reason`` says so; the prompt is still built so
         callers can show it."""
+        prompted = self._prompted(question, selection, template, options)
+        if isinstance(prompted, Answer):
+            return prompted
+        retrieval, prompt, timings = prompted
+        return Answer.generated(retrieval, prompt, self.generator().generate(prompt), timings)
+
+    def _prompted(
+        self,
+        question: str,
+        selection: Selection,
+        template: str | None,
+        options: RetrieveOptions,
+    ) -> Answer | tuple[RetrievalResult, AugmentedPrompt, dict[str, float]]:
+        """``ask`` up to the LLM call: the answer when there is no call to make (abstained, or
+        no LLM configured), else the retrieval, the prompt and the timings so far."""
         retrieval = self.retrieve(question, selection, **options)
         semantics = retrieval.semantics  # as stated, or with the entities auto linked
         if retrieval.empty is not None:
@@ -349,14 +290,78 @@ class GuidedRAG:
         timings = {**retrieval.timings, "augmentation": time.perf_counter() - started}
         if not self.llm_configured:
             return Answer.prompt_only(retrieval, prompt, timings)
-        return Answer.generated(retrieval, prompt, self.generator().generate(prompt), timings)
+        return retrieval, prompt, timings
 
+    # -------------------------------------------------------------- async
+    @classmethod
+    async def aopen(
+        cls,
+        settings: Settings | None = None,
+        driver: AsyncDriver | None = None,
+        **options: Any,
+    ) -> GuidedRAG:
+        """A ``GuidedRAG`` on a ``neo4j.AsyncDriver`` (opened from ``settings`` when not given,
+        and then owned: ``aclose``/``async with`` closes it), for ``aretrieve``/``aask``.
+        ``options``: as for the constructor (schema, embedder, policy, llm clients).
 
-def _unknown_name(prepared: PreparedSelection) -> EmptySelection | None:
-    """Why a prepared selection must abstain before any embedding: it is empty by resolution
-    alone, or it is a boost naming something the KB does not know."""
-    if prepared.empty is not None:
-        return prepared.empty
-    if isinstance(prepared.expr, Boost):
-        return next((w for w in prepared.warnings if w.kind.startswith("unknown")), None)
-    return None
+        >>> async with await GuidedRAG.aopen(settings, driver=async_driver) as rag:
+        ...     result = await rag.aretrieve("Which countries use the euro?")
+        """
+        settings = settings or Settings()
+        owned = driver is None
+        driver = open_async_driver(settings) if driver is None else driver
+        try:
+            rag = await bridged(cls, settings, driver, **options)
+        except BaseException:
+            if owned:
+                await driver.close()
+            raise
+        rag.graph.owns_driver = owned
+        return rag
+
+    async def aclose(self) -> None:
+        """Close the driver if this instance opened it (``aopen`` without a driver)."""
+        if self.graph.owns_driver:
+            driver: Any = self.graph.driver  # an AsyncDriver here
+            await driver.close()
+
+    async def __aenter__(self) -> GuidedRAG:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aretrieve(
+        self, question: str, selection: Selection = None, **options: Unpack[RetrieveOptions]
+    ) -> RetrievalResult:
+        """``retrieve`` for an async caller, on an instance opened on a ``neo4j.AsyncDriver``
+        (``aopen``): the same code, every read awaited on this event loop (``reader.bridged``),
+        the question embedded on a worker thread (``asyncio.to_thread``: CPU work, not I/O)."""
+        self._check_async()
+        return await bridged(self.retrieve, question, selection, **options)
+
+    def _check_async(self) -> None:
+        """The async API needs an AsyncDriver: a sync driver's reads would block the loop."""
+        if not isinstance(self.graph.driver, AsyncDriver):
+            raise ConfigurationError(
+                "aretrieve/aask need a GuidedRAG opened on a neo4j.AsyncDriver: open it with "
+                "`await GuidedRAG.aopen(settings)` (or pass an AsyncDriver to aopen)"
+            )
+
+    async def aask(
+        self,
+        question: str,
+        selection: Selection = None,
+        *,
+        template: str | None = None,
+        **options: Unpack[RetrieveOptions],
+    ) -> Answer:
+        """``ask`` for an async caller: ``aretrieve``, augmentation (its read awaited), and the
+        LLM called through ``openai.AsyncOpenAI``."""
+        self._check_async()
+        prompted = await bridged(self._prompted, question, selection, template, options)
+        if isinstance(prompted, Answer):
+            return prompted
+        retrieval, prompt, timings = prompted
+        generation = await self.generator().agenerate(prompt)
+        return Answer.generated(retrieval, prompt, generation, timings)

@@ -1,4 +1,5 @@
-"""One ``retrieve`` call's inputs: the options a caller may pass, and the question once checked.
+"""One ``retrieve`` call's inputs: the options a caller may pass, and the question once decided
+(its request, ``request.py``, with the semantics linked and the policy's ``k`` and ranker).
 
 Kept apart from ``GuidedRAG`` so the ways a question is answered (``auto``, hard/soft
 selections) share one record of what was decided about it.
@@ -12,9 +13,10 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from guidedrag_graph.retrieval import CompiledSelectionLike
+from guidedrag_graph.pipeline.results import RetrievalResult
+from guidedrag_graph.retrieval import CompiledSelectionLike, Ranking
 from guidedrag_graph.retrieval.filters import ChunkFilter
-from guidedrag_graph.selection import Expr
+from guidedrag_graph.selection import EmptySelection, Expr
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.mapping import PAPER_GUIDED, plan_selection
 
@@ -59,3 +61,53 @@ class Question:
     chunk_filter: ChunkFilter | None = None  # filters: the candidates (U) the ranking is over
     linked: tuple[dict[str, str], ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def abstain(
+        self,
+        selection_text: str,
+        empty: EmptySelection,
+        *,
+        steering: str,
+        timings: dict[str, float],
+    ) -> RetrievalResult:
+        """THE abstention of a call: the KB does not know (nothing embedded, searched or
+        ranked), with everything decided about the question (its notes and linked names)."""
+        return RetrievalResult.abstention(
+            self.text,
+            selection_text,
+            empty,
+            ranker=self.ranker,
+            steering=steering,
+            template=self.template,
+            semantics=self.semantics,
+            timings=timings,
+            notes=list(self.notes),
+            linked=list(self.linked),
+        )
+
+    def ranked(
+        self,
+        selection_text: str | None,
+        ranking: Ranking,
+        *,
+        timings: dict[str, float],
+        notes: list[str],
+        empty: EmptySelection | None = None,
+        after: dict[str, float] | None = None,
+        steering: str | None = None,
+    ) -> RetrievalResult:
+        """A ranking of this question as the call's result (``notes``: the question's and
+        what its steering added)."""
+        return RetrievalResult.ranked(
+            self.text,
+            selection_text,
+            ranking,
+            template=self.template,
+            semantics=self.semantics,
+            timings=timings,
+            empty=empty,
+            notes=notes,
+            after=after,
+            steering=steering,
+            linked=list(self.linked),
+        )

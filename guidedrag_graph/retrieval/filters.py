@@ -310,6 +310,11 @@ class FilteredTiers:
     def universe(self) -> int:
         return len(self.inner.tiers)
 
+    @property
+    def is_boost(self) -> bool:
+        """Ranked as tiers with boosts (``Retriever.run``), like the compiled boost it narrows."""
+        return True
+
 
 def _narrowed(tier: Any) -> str:
     return f"{tier.list_variable}_f"

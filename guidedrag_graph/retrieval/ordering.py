@@ -11,12 +11,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.retrieval.results import RankedChunk
+from guidedrag_graph.retrieval.results import RankedChunk, Ranking
 
 
 def mmr(
@@ -155,3 +155,77 @@ def final_order(
         return Ordered([candidates[i] for i in order], {chosen.name: time.perf_counter() - started})
     order = chosen.choose(candidates, relevance, max(k, keep or 0), query, lambda_)
     return Ordered([candidates[i] for i in order], {})
+
+
+@dataclass(frozen=True)
+class RankOrder:
+    """How a ranking ends: ``fetch`` candidates asked of Neo4j, then the top ``k`` above
+    ``threshold`` (raw cosine) by score or by MMR (``lambda_``) around ``vector``; built by
+    ``Retriever.order``."""
+
+    vector: list[float]
+    k: int
+    fetch: int
+    ranker: str
+    threshold: float | None
+    lambda_: float
+
+    @property
+    def with_embedding(self) -> bool:
+        return ranker_named(self.ranker).needs_vectors  # MMR needs the candidates' vectors
+
+    def ranking(
+        self,
+        candidates: list[RankedChunk],
+        relevance: list[float],
+        *,
+        path: str,
+        steering: str,
+        size: int | None,
+        cypher: str,
+        params: dict[str, Any],
+        timings: dict[str, float],
+        queries: list[str],
+        notes: list[str] | None = None,
+        tier_sizes: dict[str, int] | None = None,
+        keep: int | None = None,
+    ) -> Ranking:
+        """THE place a ``Ranking`` is built: the candidates ordered (threshold, top k or MMR),
+        with how they were found."""
+        ordered = final_order(
+            candidates,
+            relevance,
+            k=self.k,
+            ranker=self.ranker,
+            threshold=self.threshold,
+            query=self.vector,
+            lambda_=self.lambda_,
+            keep=keep,
+        )
+        return Ranking(
+            chunks=ordered.chunks,
+            path=path,
+            ranker=self.ranker,
+            steering=steering,
+            selection_size=size,
+            cypher=cypher,
+            params=params,
+            timings={**timings, **ordered.timings},
+            queries=queries,
+            notes=notes or [],
+            tier_sizes=tier_sizes or {},
+        )
+
+
+def floats(query_vector: Sequence[float] | np.ndarray) -> list[float]:
+    """The vector as Python floats; a flat float32 array (what ``GuidedRAG`` passes) converts
+    as it is, each float32 exact as a Python float, without a float64 copy first."""
+    if (
+        isinstance(query_vector, np.ndarray)
+        and query_vector.ndim == 1
+        and query_vector.dtype in (np.float32, np.float64)
+    ):
+        floats: list[float] = query_vector.tolist()
+        return floats
+    result: list[float] = np.asarray(query_vector, dtype=np.float64).ravel().tolist()
+    return result

@@ -90,7 +90,7 @@ class Paths:
             "fetch_k": int(fetch_k),
             "with_embedding": with_embedding,
         }
-        return Fetched.one(self.graph.read(query, params), query, params)
+        return Fetched.one(self.graph.read(query, params, name="retrieve_search"), query, params)
 
     def members_query(self, selection: CompiledSelectionLike) -> str:
         return templates.query("selection_members", self.graph.schema, selection=selection.cypher)
@@ -98,7 +98,9 @@ class Paths:
     def members(self, selection: CompiledSelectionLike, candidate_ids: list[str]) -> set[str]:
         """Which of ``candidate_ids`` the selection holds (one query)."""
         rows = self.graph.read(
-            self.members_query(selection), {**selection.params, "candidate_ids": candidate_ids}
+            self.members_query(selection),
+            {**selection.params, "candidate_ids": candidate_ids},
+            name="selection_members",
         )
         return {str(r["id"]) for r in rows}
 
@@ -106,7 +108,9 @@ class Paths:
         return templates.query("selection_size", self.graph.schema, selection=selection.cypher)
 
     def size(self, selection: CompiledSelectionLike) -> int:
-        rows = self.graph.read(self.size_query(selection), dict(selection.params))
+        rows = self.graph.read(
+            self.size_query(selection), dict(selection.params), name="selection_size"
+        )
         return int(rows[0]["selection_size"]) if rows else 0
 
     def planned_query(
@@ -220,7 +224,7 @@ class Paths:
             selection=selection.cypher,
             variant=self.variant("retrieve_exact", rank="cypher"),
         )
-        return Fetched.one(self.graph.read(query, base), query, base)
+        return Fetched.one(self.graph.read(query, base, name="retrieve_exact"), query, base)
 
     def _plugin(
         self, vector: list[float], selection: CompiledSelectionLike, base: dict[str, Any]
@@ -238,7 +242,8 @@ class Paths:
             variant=self.variant("retrieve_exact", rank="plugin"),
         )
         params = {**base, "embedding_property": schema.chunk_embedding}
-        return Fetched.one(self.graph.read(query, params), query, params)
+        rows = self.graph.read(query, params, name="retrieve_exact")
+        return Fetched.one(rows, query, params)
 
     def _search_in(
         self, vector: list[float], selection: CompiledSelectionLike, base: dict[str, Any]
@@ -263,7 +268,8 @@ class Paths:
             names={"vector_index": settings.vector_index_name},
         )
         wide = {**base, "fetch_k": int(base["fetch_k"]) * SEARCH_IN_OVERFETCH}
-        return Fetched.one(self.graph.read(query, wide)[: base["fetch_k"]], query, wide)
+        rows = self.graph.read(query, wide, name="retrieve_search_in")
+        return Fetched.one(rows[: base["fetch_k"]], query, wide)
 
     def _index(
         self, vector: list[float], selection: CompiledSelectionLike, base: dict[str, Any]

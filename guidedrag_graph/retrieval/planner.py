@@ -51,7 +51,11 @@ class Planner:
         """
 
         def ask() -> int:
-            rows = self.graph.read(templates.query("rank_plugin_cache", self.graph.schema), {})
+            rows = self.graph.read(
+                templates.query("rank_plugin_cache", self.graph.schema),
+                {},
+                name="rank_plugin_cache",
+            )
             budget = int(rows[0]["budget"]) if rows else 0
             # VectorCache.size: floats + array + record (16 + 4·dim + 64), the map node (40) and
             # the element-id key ("4:<uuid>:<n>", about 45 characters).
@@ -111,7 +115,9 @@ class Planner:
             return None
         index = settings.vector_index_name
         rows = self.graph.read(
-            templates.query("vector_index_filters", schema), {"index_name": index}
+            templates.query("vector_index_filters", schema),
+            {"index_name": index},
+            name="vector_index_filters",
         )
         declared: set[str] = set()
         labels: list[str] = []

@@ -24,7 +24,7 @@ import numpy as np
 
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.retrieval.ordering import Ordered, final_order, ranker_named
+from guidedrag_graph.retrieval.ordering import RankOrder, floats, ranker_named
 from guidedrag_graph.retrieval.paths import Paths
 from guidedrag_graph.retrieval.planner import Plan, Planner
 from guidedrag_graph.retrieval.results import Fetched, RankedChunk, Ranking
@@ -49,37 +49,6 @@ class _Candidates:
     def scored(cls, chunks: list[RankedChunk], fetched: Fetched) -> _Candidates:
         """Hard steering: ordered by their own score."""
         return cls(chunks, [c.score for c in chunks], fetched)
-
-
-@dataclass(frozen=True)
-class _Order:
-    """How a ranking ends: ``fetch`` candidates asked of Neo4j, then the top ``k`` above
-    ``threshold`` (raw cosine) by score or by MMR (``lambda_``) around ``vector``."""
-
-    vector: list[float]
-    k: int
-    fetch: int
-    ranker: str
-    threshold: float | None
-    lambda_: float
-
-    @property
-    def with_embedding(self) -> bool:
-        return ranker_named(self.ranker).needs_vectors  # MMR needs the candidates' vectors
-
-    def apply(
-        self, candidates: list[RankedChunk], relevance: list[float], keep: int | None = None
-    ) -> Ordered:
-        return final_order(
-            candidates,
-            relevance,
-            k=self.k,
-            ranker=self.ranker,
-            threshold=self.threshold,
-            query=self.vector,
-            lambda_=self.lambda_,
-            keep=keep,
-        )
 
 
 @dataclass(frozen=True)
@@ -119,7 +88,7 @@ class Retriever:
     def selection_size(self, selection: CompiledSelectionLike) -> int:
         return self.paths.size(selection)
 
-    # ------------------------------------------------------------------ hard / soft
+    # ------------------------------------------------------------------ the entry
     def rank(
         self,
         query_vector: Sequence[float] | np.ndarray,
@@ -134,44 +103,96 @@ class Retriever:
         fetch_k: int | None = None,
         mmr_lambda: float | None = None,
     ) -> Ranking:
-        """Top ``k`` chunks for ``query_vector`` within ``selection`` (``None`` = U).
+        """Top ``k`` chunks for ``query_vector`` within ``selection`` (``None`` = U), for callers
+        of the retrieval stage itself: the arguments are checked (``RetrieveArgs``, the model
+        ``GuidedRAG.retrieve``'s request is checked by), then ``run``.
 
         ``selection_size`` skips the size query when the caller already knows it; ``path``
         forces a physical path (one of ``vocabulary.PATHS``) instead of the planner's.
         """
+        _check(k, ranker, path, threshold, fetch_k, mmr_lambda)
         _check_steering(steering)
-        order = self._order(query_vector, k, ranker, threshold, fetch_k, mmr_lambda, path)
+        order = self.order(
+            query_vector,
+            k=k,
+            ranker=ranker,
+            threshold=threshold,
+            fetch_k=fetch_k,
+            mmr_lambda=mmr_lambda,
+        )
+        return self.run(
+            order, selection, steering=steering, path=path, selection_size=selection_size
+        )
+
+    def order(
+        self,
+        query_vector: Sequence[float] | np.ndarray,
+        *,
+        k: int | None,
+        ranker: str,
+        threshold: float | None,
+        fetch_k: int | None = None,
+        mmr_lambda: float | None = None,
+    ) -> RankOrder:
+        """How a ranking ends, with the settings' defaults filled in for what is None. Not
+        checked here: ``rank``/``rank_tiers`` check their arguments, and ``GuidedRAG``'s come
+        from its request, checked once at its door."""
+        settings = self.graph.settings
+        k = settings.top_k if k is None else k
+        return RankOrder(
+            # tolist(): the same Python floats as float() of each element, at a tenth the cost
+            vector=floats(query_vector),
+            k=k,
+            fetch=ranker_named(ranker).fetch(k, fetch_k, settings.mmr_fetch_k),
+            ranker=ranker,
+            threshold=settings.similarity_threshold if threshold is None else threshold,
+            lambda_=settings.mmr_lambda if mmr_lambda is None else mmr_lambda,
+        )
+
+    def run(
+        self,
+        order: RankOrder,
+        selection: CompiledSelectionLike | CompiledTiersLike | None = None,
+        *,
+        steering: str = "hard",
+        path: str | None = None,
+        selection_size: int | None = None,
+        limit: int | None = None,
+    ) -> Ranking:
+        """THE ranking entry: a compiled ``boost(...)`` or ``auto``'s tiers rank every chunk
+        with their boosts (``steering`` is then ``auto``); any other selection ranks hard (only
+        inside it) or soft (boosted over U). ``limit``: tiers only (calibration)."""
+        if getattr(selection, "is_boost", False):
+            return self._rank_tiers(order, selection, limit)  # type: ignore[arg-type]
         selection = selection or AllChunks(self.graph.schema)
-        if getattr(selection, "is_boost", False):  # a boost(...) ranks its tiers over U
-            return self._rank_tiers(order, selection)  # type: ignore[arg-type]
+        plain: CompiledSelectionLike = selection  # type: ignore[assignment]
         planned = path is None and selection_size is None and steering == "hard"
-        if planned and not selection.is_all and self.planner.plans_in_query():
-            return self._rank_planned(order, selection)
-        sized = self._size(selection, selection_size)
-        plan = Plan(path) if path else self.planner.plan(sized.size, selection.is_all)
+        if planned and not plain.is_all and self.planner.plans_in_query():
+            return self._rank_planned(order, plain)
+        sized = self._size(plain, selection_size)
+        plan = Plan(path) if path else self.planner.plan(sized.size, plain.is_all)
         chosen = plan.path
-        if selection.is_all and chosen != "index":
+        if plain.is_all and chosen != "index":
             chosen = chosen if chosen in ("exact", "plugin") else "index"
 
         started = time.perf_counter()
         request = _Fetch(chosen, order.vector, order.fetch, order.with_embedding)
-        found = self._candidates(request, selection, sized.size, steering)
+        found = self._candidates(request, plain, sized.size, steering)
         ranked_s = time.perf_counter() - started
-        ordered = order.apply(found.chunks, found.relevance)
-        return Ranking(
-            chunks=ordered.chunks,
+        return order.ranking(
+            found.chunks,
+            found.relevance,
             path=chosen,
-            ranker=order.ranker,
-            steering="hard" if selection.is_all else steering,
-            selection_size=sized.size,
+            steering="hard" if plain.is_all else steering,
+            size=sized.size,
             cypher=found.fetched.cypher,
             params=found.fetched.params,
-            timings={**sized.timings, "ranking": ranked_s, **ordered.timings},
+            timings={**sized.timings, "ranking": ranked_s},
             queries=list(sized.queries + found.fetched.queries),
             notes=list(plan.notes + found.fetched.notes),
         )
 
-    def _rank_planned(self, order: _Order, selection: CompiledSelectionLike) -> Ranking:
+    def _rank_planned(self, order: RankOrder, selection: CompiledSelectionLike) -> Ranking:
         """Hard steering in ONE round trip: the query sizes the selection and picks exact or
         search_in itself (``Planner.plans_in_query``); the size comes back with the ranking."""
         exact_max = self.planner.exact_max()
@@ -179,7 +200,7 @@ class Retriever:
             order.vector, selection, order.fetch, order.with_embedding, exact_max
         )
         started = time.perf_counter()
-        rows = self.graph.read(query, params)
+        rows = self.graph.read(query, params, name="retrieve_planned")
         ranked_s = time.perf_counter() - started
         size = int(rows[0]["selection_size"]) if rows else 0
         found = [r for r in rows if r["id"] is not None]
@@ -187,16 +208,15 @@ class Retriever:
         # the planner says which path that size takes (the same rule the query applied).
         chosen = str(found[0]["path"]) if found else self.planner.plan(size, False).path
         candidates = [RankedChunk.from_row(r, True) for r in found]
-        ordered = order.apply(candidates, [c.score for c in candidates])
-        return Ranking(
-            chunks=ordered.chunks,
+        return order.ranking(
+            candidates,
+            [c.score for c in candidates],
             path=chosen,
-            ranker=order.ranker,
             steering="hard",
-            selection_size=size,
+            size=size,
             cypher=query,
             params=params,
-            timings={"ranking": ranked_s, **ordered.timings},
+            timings={"ranking": ranked_s},
             queries=[query],
         )
 
@@ -291,11 +311,19 @@ class Retriever:
         ``fetch_k`` (exact up to the planner's exact limit, else from U's over-fetched index top)
         ∪ U's top ``fetch_k`` holds the boosted top ``fetch_k`` (a tier's boost is uniform).
         """
-        order = self._order(query_vector, k, ranker, threshold, fetch_k, mmr_lambda)
+        _check(k, ranker, None, threshold, fetch_k, mmr_lambda)
+        order = self.order(
+            query_vector,
+            k=k,
+            ranker=ranker,
+            threshold=threshold,
+            fetch_k=fetch_k,
+            mmr_lambda=mmr_lambda,
+        )
         return self._rank_tiers(order, compiled, limit)
 
     def _rank_tiers(
-        self, order: _Order, compiled: CompiledTiersLike, limit: int | None = None
+        self, order: RankOrder, compiled: CompiledTiersLike, limit: int | None = None
     ) -> Ranking:
         query, params = self.paths.tiers_query(
             compiled,
@@ -307,7 +335,7 @@ class Retriever:
             self.planner.tier_list_max(),
         )
         started = time.perf_counter()
-        rows = self.graph.read(query, params)
+        rows = self.graph.read(query, params, name="retrieve_boost")
         timings = {"ranking": time.perf_counter() - started}
         sizes = [int(x) for x in rows[0]["tier_sizes"]] if rows else []
         names = params["tier_names"]
@@ -315,67 +343,40 @@ class Retriever:
             RankedChunk.from_row(r, None, tiers=tuple(names[i] for i in r["member_of"]))
             for r in rows
         ]
-        ordered = order.apply(candidates, [c.score + c.boost for c in candidates], keep=limit)
-        return Ranking(
-            chunks=ordered.chunks,
+        return order.ranking(
+            candidates,
+            [c.score + c.boost for c in candidates],
             path="boost",
-            ranker=order.ranker,
             steering="auto",
-            selection_size=None,
+            size=None,
             cypher=query,
             params=params,
-            timings={**timings, **ordered.timings},
+            timings=timings,
             queries=[query],
             tier_sizes=dict(zip(names, sizes, strict=False)),
-        )
-
-    def _order(
-        self,
-        query_vector: Sequence[float] | np.ndarray,
-        k: int | None,
-        ranker: str,
-        threshold: float | None,
-        fetch_k: int | None,
-        mmr_lambda: float | None,
-        path: str | None = None,
-    ) -> _Order:
-        """The arguments every ranking ends with, with the settings' defaults filled in. They are
-        checked by the same model as ``GuidedRAG.retrieve``'s, so ``k=0`` is an error here too,
-        never "the settings' top_k" (``None`` means that)."""
-        RetrieveArgs.check(
-            k=k,
-            ranker=ranker,
-            steering=None,
-            path=path,
-            threshold=threshold,
-            fetch_k=fetch_k,
-            mmr_lambda=mmr_lambda,
-        )
-        settings = self.graph.settings
-        k = settings.top_k if k is None else k
-        return _Order(
-            # tolist(): the same Python floats as float() of each element, at a tenth the cost
-            vector=_floats(query_vector),
-            k=k,
-            fetch=ranker_named(ranker).fetch(k, fetch_k, settings.mmr_fetch_k),
-            ranker=ranker,
-            threshold=settings.similarity_threshold if threshold is None else threshold,
-            lambda_=settings.mmr_lambda if mmr_lambda is None else mmr_lambda,
+            keep=limit,
         )
 
 
-def _floats(query_vector: Sequence[float] | np.ndarray) -> list[float]:
-    """The vector as Python floats; a flat float32 array (what ``GuidedRAG`` passes) converts
-    as it is, each float32 exact as a Python float, without a float64 copy first."""
-    if (
-        isinstance(query_vector, np.ndarray)
-        and query_vector.ndim == 1
-        and query_vector.dtype in (np.float32, np.float64)
-    ):
-        floats: list[float] = query_vector.tolist()
-        return floats
-    result: list[float] = np.asarray(query_vector, dtype=np.float64).ravel().tolist()
-    return result
+def _check(
+    k: int | None,
+    ranker: str,
+    path: str | None,
+    threshold: float | None,
+    fetch_k: int | None,
+    mmr_lambda: float | None,
+) -> None:
+    """A direct caller's arguments, checked by the model ``GuidedRAG``'s request is checked by,
+    so ``k=0`` is an error here too, never "the settings' top_k" (``None`` means that)."""
+    RetrieveArgs.check(
+        k=k,
+        ranker=ranker,
+        steering=None,
+        path=path,
+        threshold=threshold,
+        fetch_k=fetch_k,
+        mmr_lambda=mmr_lambda,
+    )
 
 
 def _check_steering(steering: str) -> None:

@@ -120,7 +120,9 @@ def fetch_stats(graph: GraphContext, ids: Iterable[str]) -> CostStats:
         else:
             degrees[i] = kept
     if counts is None or missing:
-        row = graph.read(T.query("selection_cost", graph.schema), {"sel_ids": missing})[0]
+        row = graph.read(
+            T.query("selection_cost", graph.schema), {"sel_ids": missing}, name="selection_cost"
+        )[0]
         counts = GraphCounts(
             *(int(row[k]) for k in ("entities", "chunks", "mentions", "relationships"))
         )

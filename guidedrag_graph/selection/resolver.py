@@ -48,16 +48,22 @@ class Resolver:
     def fulltext_index(self) -> str:
         return self.graph.settings.entity_fulltext_index_name
 
-    def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        return self.graph.read(query, params)
+    def _read(self, query: str, params: dict[str, Any], name: str) -> list[dict[str, Any]]:
+        return self.graph.read(query, params, name=name)
 
     def entity_ids(self, name: str) -> list[str]:
         """Ids of the entities ``name`` means (lowest matching tier), or [] if none."""
         check_text(name, "an entity name", self.limits)
         params: dict[str, Any] = {"sel_name": name, "sel_key": name_key(name)}
-        rows = self._read(T.fragment("resolve_entity", "query", self.schema), params)
+        rows = self._read(
+            T.fragment("resolve_entity", "query", self.schema), params, name="resolve_entity"
+        )
         if not rows:
-            rows = self._read(T.fragment("resolve_entity_alias", "query", self.schema), params)
+            rows = self._read(
+                T.fragment("resolve_entity_alias", "query", self.schema),
+                params,
+                name="resolve_entity_alias",
+            )
         return _lowest_tier(rows)
 
     def entity_ids_many(self, names: tuple[str, ...] | list[str]) -> dict[str, list[str]]:
@@ -78,10 +84,16 @@ class Resolver:
     def _fetch_entity_ids(self, names: list[str]) -> dict[str, list[str]]:
         params: dict[str, Any] = {"sel_names": names, "sel_keys": [name_key(n) for n in names]}
         by_name: dict[int, list[dict[str, Any]]] = {}
-        for row in self._read(T.fragment("resolve_entities", "query", self.schema), params):
+        for row in self._read(
+            T.fragment("resolve_entities", "query", self.schema), params, name="resolve_entities"
+        ):
             by_name.setdefault(int(row["n"]), []).append(row)
         if len(by_name) < len(names):
-            for row in self._read(T.fragment("resolve_entities", "alias", self.schema), params):
+            for row in self._read(
+                T.fragment("resolve_entities", "alias", self.schema),
+                params,
+                name="resolve_entities",
+            ):
                 if int(row["n"]) not in by_name or int(by_name[int(row["n"])][0]["tier"]) == 4:
                     by_name.setdefault(int(row["n"]), []).append(row)
         return {name: _lowest_tier(by_name.get(i, [])) for i, name in enumerate(names)}
@@ -93,7 +105,11 @@ class Resolver:
 
     def document_ids(self, name: str) -> list[str]:
         check_text(name, "a document name", self.limits)
-        rows = self._read(T.fragment("resolve_document", "query", self.schema), {"sel_name": name})
+        rows = self._read(
+            T.fragment("resolve_document", "query", self.schema),
+            {"sel_name": name},
+            name="resolve_document",
+        )
         return _lowest_tier(rows)
 
     def suggestions(self, name: str, limit: int = 5) -> list[str]:
@@ -106,6 +122,7 @@ class Resolver:
             rows = self._read(
                 T.fragment("suggest_entities", "query", self.schema),
                 {"sel_index": self.fulltext_index, "sel_fuzzy": fuzzy, "sel_limit": limit},
+                name="suggest_entities",
             )
         except ClientError:
             return []
@@ -127,12 +144,16 @@ class Resolver:
         if self.schema.relation_mode == "types":
             found = {
                 str(r["relationship_type"])
-                for r in self._read(T.fragment("relation_types", "types", self.schema), {})
+                for r in self._read(
+                    T.fragment("relation_types", "types", self.schema), {}, name="relation_types"
+                )
             } - set(self.schema.structural_relationship_types)
         else:
             found = {
                 str(r["relationship_type"])
-                for r in self._read(T.fragment("relation_types", "property", self.schema), {})
+                for r in self._read(
+                    T.fragment("relation_types", "property", self.schema), {}, name="relation_types"
+                )
                 if r["relationship_type"] is not None
             }
         self.graph.data.put("relation_types", found)
@@ -146,7 +167,7 @@ class Resolver:
             return True
         relation = T.Relation((rel_type,), "out")
         query = T.fragment("relation_type_in_use", "query", self.schema, relation=relation)
-        rows = self._read(query, {})
+        rows = self._read(query, {}, name="relation_type_in_use")
         in_use = bool(rows and rows[0]["in_use"])
         if in_use:  # only a "yes" is kept: an unknown type is asked again every question
             self.graph.data.put(("in_use", rel_type), True)

@@ -99,7 +99,7 @@ class Selector:
         from guidedrag_graph.mapping_fit import schema_mismatch
 
         if not hasattr(self, "_mismatch"):
-            self._mismatch = schema_mismatch(self.driver, self.database, self.schema)
+            self._mismatch = schema_mismatch(self.graph, self.database, self.schema)
         return self._mismatch
 
     def fulltext_missing(self) -> str | None:
@@ -107,7 +107,7 @@ class Selector:
         from guidedrag_graph.mapping_fit import missing_fulltext_hint
 
         return missing_fulltext_hint(
-            self.driver, self.database, self.settings.entity_fulltext_index_name
+            self.graph, self.database, self.settings.entity_fulltext_index_name
         )
 
     # --- preparation -----------------------------------------------------------------------
@@ -148,8 +148,8 @@ class Selector:
         return self.prepare(expr).compiled
 
     # --- running ------------------------------------------------------------------------------
-    def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        return self.graph.read(query, params)
+    def _read(self, query: str, params: dict[str, Any], name: str) -> list[dict[str, Any]]:
+        return self.graph.read(query, params, name=name)
 
     @budgeted
     def chunk_ids(self, expr: A.Expr | str | PreparedSelection) -> list[str]:
@@ -158,7 +158,7 @@ class Selector:
         if prep.empty is not None:
             return []
         query = T.query("selection_ids", self.schema, selection=prep.compiled.cypher)
-        rows = self._read(query, prep.compiled.params)
+        rows = self._read(query, prep.compiled.params, "selection_ids")
         return sorted(str(r["id"]) for r in rows)
 
     @budgeted
@@ -169,7 +169,7 @@ class Selector:
         if not prep.compiled.is_boost:
             raise SelectionError(f"boosts() needs a boost(...) selection, not {prep.text}")
         query = T.query("selection_boosts", self.schema, selection=prep.compiled.boosted)
-        rows = self._read(query, prep.compiled.params)
+        rows = self._read(query, prep.compiled.params, "selection_boosts")
         return {str(r["id"]): (float(r["boost"]), str(r["tier"])) for r in rows}
 
     @budgeted
@@ -189,7 +189,7 @@ class Selector:
             self.resolver.cost_stats,
             plan,
         )
-        rows = self._read(plan.sizes_query(self.schema, order), plan.params)
+        rows = self._read(plan.sizes_query(self.schema, order), plan.params, "selection_sizes")
         sizes = dict(zip(order, rows[0]["sizes"], strict=True))
         flags = dict(zip(order, rows[0]["truncated"], strict=True))
 

@@ -18,6 +18,7 @@ LlamaIndex write.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -28,7 +29,8 @@ from neo4j import Driver
 from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import procedure_available, read_query, server_info
-from guidedrag_graph.pipeline import GuidedRAG
+from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
+from guidedrag_graph.pipeline.question import RetrieveOptions
 from guidedrag_graph.retrieval import RANK_PROCEDURE
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 from guidedrag_graph.selection import parse
@@ -200,3 +202,44 @@ class RetrievalConformance:
                     assert got == want, (case.name, path, seed, result.steering, result.notes)
                     checked += 1
         assert checked >= len(QUERY_SEEDS)
+
+    @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+    def test_async_retrieval_equals_sync(
+        self, conformance_graph: tuple[Driver, Settings], case: RetrievalCase
+    ) -> None:
+        """``aretrieve`` (an AsyncDriver, the same planning code) ranks what ``retrieve`` ranks:
+        the same ids, scores, selection sizes and abstentions, on every path."""
+        driver, settings = conformance_graph
+        dims = settings.embedding_dimensions
+        asked = [
+            (path, [float(x) for x in np.random.default_rng(seed).normal(size=dims)])
+            for path in paths_for(case, driver, settings)
+            for seed in QUERY_SEEDS
+        ]
+        calls: list[RetrieveOptions] = [
+            {
+                "semantics": case.semantics,
+                "steering": case.steering,
+                "k": K,
+                "link": False,
+                "path": path,
+                "query_vector": vector,
+            }
+            for path, vector in asked
+        ]
+        with GuidedRAG(settings, driver=driver) as rag:
+            want = [rag.retrieve(case.name, case.selection, **options) for options in calls]
+
+        async def run() -> list[RetrievalResult]:
+            async with await GuidedRAG.aopen(settings) as arag:
+                return [
+                    await arag.aretrieve(case.name, case.selection, **options) for options in calls
+                ]
+
+        for (path, _), sync, other in zip(asked, want, asyncio.run(run()), strict=True):
+            assert [c.id for c in other.chunks] == [c.id for c in sync.chunks], (case.name, path)
+            scores = [c.score for c in sync.chunks]
+            assert [c.score for c in other.chunks] == pytest.approx(scores), (case.name, path)
+            assert other.selection_size == sync.selection_size, (case.name, path)
+            assert other.abstained == sync.abstained, (case.name, path)
+            assert (other.path, other.tier_sizes) == (sync.path, sync.tier_sizes), (case.name, path)

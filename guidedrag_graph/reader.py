@@ -1,0 +1,310 @@
+"""The one way a query reaches Neo4j on the retrieval path, for sync and async callers alike.
+
+Every read is a ``Read`` (template name, query text, parameters) handed to ``read``, which picks
+one of two runners by the driver it is given: ``_read_sync`` over a ``neo4j.Driver`` (``db``'s
+READ auto-commit with its deadline watchdog) or ``_read_async`` over a ``neo4j.AsyncDriver`` (a
+READ session, the same transaction timeout as ``neo4j.Query(timeout=...)``, and an asyncio
+timeout of that plus ``GRACE_S`` on the client's side). Both log at DEBUG, on the
+``guidedrag_graph.reader`` logger, the template's name, its parameters (vectors and long lists
+elided) and the time it took.
+
+The planning code above (selection, linking, steering, the planner, the paths) is written once,
+as plain functions that call ``GraphContext.read``. The async API runs that same code inside
+``bridged``: a greenlet on the event loop's thread whose reads, through ``await_``, suspend it
+while the loop awaits the async runner, so sync and async share every line of planning and
+only the two runners differ; no database call runs on a thread, and CPU work the caller wants off
+the loop (embedding the question) goes through ``off_loop`` (``asyncio.to_thread`` when bridged,
+a plain call otherwise). A lock held across reads (``FlightLock``) waits on the loop, not the
+thread; work started in the background (``spawn``) is a thread for sync callers and a task for
+async ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+import sys
+import threading
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, ParamSpec, TypeVar
+
+import greenlet  # type: ignore[import-untyped]
+from neo4j import READ_ACCESS, AsyncDriver, AsyncGraphDatabase, Bookmarks, Query
+from neo4j.exceptions import (
+    ClientError,
+    DriverError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
+
+from guidedrag_graph.config import Settings
+from guidedrag_graph.db import DEFAULT_QUERY_TIMEOUT, READ_RETRY_S, check_uri, read_query
+from guidedrag_graph.driver_io import UNLOGGED_MIN, row, unlogged
+from guidedrag_graph.errors import (
+    ConfigurationError,
+    DatabaseUnavailableError,
+    QueryMemoryError,
+    QueryTimeoutError,
+)
+from guidedrag_graph.read_deadline import GRACE_S, remaining
+
+_T = TypeVar("_T")
+_P = ParamSpec("_P")
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Read:
+    """One read: the template it was rendered from, the query text and its parameters."""
+
+    name: str
+    query: str
+    params: dict[str, Any]
+
+
+def shown(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` for a log line: vectors and other long lists as their length only."""
+    return {
+        key: f"<{len(value)} items>"
+        if isinstance(value, (list, tuple)) and len(value) >= UNLOGGED_MIN
+        else value
+        for key, value in params.items()
+    }
+
+
+def _logged(read: Read, started: float, outcome: str) -> None:
+    log.debug(
+        "read %s %s in %.2f ms: %s",
+        read.name,
+        shown(read.params),
+        1000 * (time.perf_counter() - started),
+        outcome,
+    )
+
+
+def read(
+    driver: Any, query: Read, *, database: str | None, timeout: float | None = None
+) -> list[dict[str, Any]]:
+    """THE read function: ``query`` in a READ transaction under ``timeout`` (default: the
+    driver's) and what is left of the call's budget; an ``AsyncDriver`` is awaited through the
+    bridge (``aretrieve``), any other driver read on this thread."""
+    if isinstance(driver, AsyncDriver):
+        return await_(_read_async(driver, query, database, _seconds(timeout)))
+    return _read_sync(driver, query, database, timeout)
+
+
+def _read_sync(
+    driver: Any, query: Read, database: str | None, timeout: float | None
+) -> list[dict[str, Any]]:
+    started = time.perf_counter()
+    try:
+        rows = read_query(driver, query.query, query.params, database=database, timeout=timeout)
+    except Exception as exc:
+        if log.isEnabledFor(logging.DEBUG):
+            _logged(query, started, f"failed ({exc.__class__.__name__})")
+        raise
+    if log.isEnabledFor(logging.DEBUG):
+        _logged(query, started, f"{len(rows)} rows")
+    return rows
+
+
+def _seconds(timeout: float | None) -> float:
+    """The transaction timeout of one async read: the settings' bounded by the call's budget
+    (read here, in the call's own context, before the read is awaited on the loop)."""
+    seconds = timeout if timeout is not None else DEFAULT_QUERY_TIMEOUT
+    left = remaining()
+    if left is not None:
+        if left < 0.01:
+            raise QueryTimeoutError(
+                f"the call spent its {seconds:g} s (GUIDEDRAG_QUERY_TIMEOUT) before its last "
+                f"query: narrow the selection (fewer or more specific terms) or raise the timeout"
+            )
+        seconds = min(seconds, left)
+    return seconds
+
+
+async def _read_async(
+    driver: AsyncDriver, query: Read, database: str | None, seconds: float
+) -> list[dict[str, Any]]:
+    """The async runner: one READ auto-commit (what ``db.read_query`` sends), retried like it on
+    what the driver calls retryable, cut off ``GRACE_S`` after the server's own timeout."""
+    started = time.perf_counter()
+    give_up = time.monotonic() + READ_RETRY_S
+    delay = 0.1
+    while True:
+        try:
+            rows = await _read_async_once(driver, query, database, seconds)
+            if log.isEnabledFor(logging.DEBUG):
+                _logged(query, started, f"{len(rows)} rows")
+            return rows
+        except TimeoutError:
+            _failed(query, started, "timed out")
+            raise QueryTimeoutError(
+                f"Neo4j had not ended the query {GRACE_S:g} s after its {seconds:g} s timeout "
+                f"(GUIDEDRAG_QUERY_TIMEOUT; the server is overloaded or not answering): narrow "
+                f"the selection (fewer or more specific terms), retry later, or raise the timeout"
+            ) from None
+        except Neo4jError as exc:
+            code = exc.code or ""
+            if "TransactionTimedOut" in code or "Terminated" in code:
+                _failed(query, started, "timed out")
+                raise QueryTimeoutError(
+                    f"Neo4j stopped the query after {seconds:g} s (GUIDEDRAG_QUERY_TIMEOUT): "
+                    f"narrow the selection (fewer or more specific terms) or raise the timeout"
+                ) from exc
+            if "MemoryPoolOutOfMemoryError" in code:
+                _failed(query, started, "out of memory")
+                raise QueryMemoryError(
+                    "Neo4j stopped the query at its memory limit (db.memory.transaction.max or "
+                    "dbms.memory.transaction.total.max): narrow the selection, retry later, or "
+                    "raise it in neo4j.conf"
+                ) from exc
+            if isinstance(exc, ClientError) or not exc.is_retryable():
+                _failed(query, started, exc.__class__.__name__)
+                raise
+            if time.monotonic() + delay > give_up:
+                raise
+        except (ServiceUnavailable, SessionExpired) as exc:
+            if time.monotonic() + delay > give_up:
+                _failed(query, started, exc.__class__.__name__)
+                raise DatabaseUnavailableError(
+                    f"Neo4j is down ({exc.__class__.__name__} for {READ_RETRY_S:.0f} s of "
+                    f"retries): start it with `guidedrag neo4j start` or set NEO4J_URI to a "
+                    f"running server"
+                ) from exc
+        except DriverError as exc:
+            if not exc.is_retryable() or time.monotonic() + delay > give_up:
+                _failed(query, started, exc.__class__.__name__)
+                raise
+        await asyncio.sleep(delay)
+        delay = min(2 * delay, 2.0)
+
+
+def _failed(query: Read, started: float, why: str) -> None:
+    if log.isEnabledFor(logging.DEBUG):
+        _logged(query, started, f"failed ({why})")
+
+
+async def _read_async_once(
+    driver: AsyncDriver, query: Read, database: str | None, seconds: float
+) -> list[dict[str, Any]]:
+    bookmarks = Bookmarks.from_raw_values(
+        await driver.execute_query_bookmark_manager.get_bookmarks()
+    )
+    async with asyncio.timeout(seconds + GRACE_S):
+        async with driver.session(
+            database=database,
+            default_access_mode=READ_ACCESS,
+            bookmarks=bookmarks,
+            notifications_min_severity="OFF",
+        ) as session:
+            result = await session.run(
+                Query(query.query, timeout=seconds),
+                unlogged(query.params),
+            )
+            return [row(record) async for record in result]
+
+
+# --------------------------------------------------------------------------- the bridge
+class _Bridged(greenlet.greenlet):  # type: ignore[misc]
+    """The greenlet a sync function runs in when an async caller called it through ``bridged``."""
+
+
+def bridged_now() -> bool:
+    """Whether this code runs inside ``bridged`` (an async caller's call)."""
+    return isinstance(greenlet.getcurrent(), _Bridged)
+
+
+def await_(awaitable: Awaitable[_T]) -> _T:
+    """``await awaitable`` from sync code running inside ``bridged``: the greenlet is suspended
+    while the event loop awaits it."""
+    current = greenlet.getcurrent()
+    if not isinstance(current, _Bridged):
+        if asyncio.iscoroutine(awaitable):
+            awaitable.close()
+        raise ConfigurationError(
+            "this GuidedRAG was opened on a neo4j.AsyncDriver: call aretrieve/aask (await "
+            "them), or open it on a neo4j.Driver for retrieve/ask"
+        )
+    return current.parent.switch(awaitable)  # type: ignore[no-any-return]
+
+
+async def bridged(function: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
+    """``function(*args, **kwargs)`` run on this event loop: each ``await_`` inside it (every
+    read on an ``AsyncDriver``) is awaited here, so other tasks run while it waits. It runs in
+    a copy of the caller's context (its call budget is its own)."""
+    child = _Bridged(lambda: function(*args, **kwargs), greenlet.getcurrent())
+    child.gr_context = contextvars.copy_context()
+    result = child.switch()
+    while not child.dead:
+        try:
+            value = await result
+        except BaseException:
+            result = child.throw(*sys.exc_info())
+        else:
+            result = child.switch(value)
+    return result  # type: ignore[no-any-return]
+
+
+def off_loop(function: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
+    """CPU work (embedding a question): on a worker thread (``asyncio.to_thread``) when an async
+    caller waits for it, so the event loop keeps running; called in place otherwise."""
+    if bridged_now():
+        return await_(asyncio.to_thread(function, *args, **kwargs))
+    return function(*args, **kwargs)
+
+
+class FlightLock:
+    """A lock held while reading (one load for questions arriving together): a thread lock for
+    sync callers; for async ones an ``asyncio.Lock`` of their event loop, awaited through the
+    bridge (a thread lock there would block the loop, and with it the holder)."""
+
+    def __init__(self) -> None:
+        self._thread = threading.Lock()
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        if not bridged_now():
+            with self._thread:
+                yield
+            return
+        lock = self._loops.setdefault(asyncio.get_running_loop(), asyncio.Lock())
+        await_(lock.acquire())
+        try:
+            yield
+        finally:
+            lock.release()
+
+
+_TASKS: set[asyncio.Task[Any]] = set()
+
+
+def spawn(function: Callable[[], None], name: str) -> None:
+    """Run ``function`` in the background: a daemon thread for sync callers, a task on the
+    event loop (``function`` bridged) for async ones."""
+    if bridged_now():
+        task = asyncio.get_running_loop().create_task(bridged(function), name=name)
+        _TASKS.add(task)
+        task.add_done_callback(_TASKS.discard)
+        return
+    threading.Thread(target=function, name=name, daemon=True).start()
+
+
+def open_async_driver(settings: Settings) -> AsyncDriver:
+    """A ``neo4j.AsyncDriver`` for the configured server (``GuidedRAG.aopen``); its first read
+    (the graph's adoption record) is what proves it reaches the database."""
+    return AsyncGraphDatabase.driver(
+        check_uri(settings.neo4j_uri),
+        auth=(settings.neo4j_username, settings.neo4j_password.get_secret_value()),
+        connection_timeout=5,
+    )
