@@ -267,6 +267,8 @@ def test_aask_generates_through_the_async_client(
         async with await _opened(configured, embedder) as rag:
             answer = await rag.aask(QUESTION, semantics=semantics, k=3)
             unknown = await rag.aask(QUESTION, semantics=Semantics(entities=("Zzyzx",)))
+            clients = (rag.generator()._client, rag.generator()._async_client)
+            assert clients[0] is None and clients[1] is not None  # only the async one made
             return answer, unknown
 
     answer, unknown = asyncio.run(run())
