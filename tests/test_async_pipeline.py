@@ -112,6 +112,8 @@ def test_aretrieve_on_a_driver_the_caller_owns(
                 first = await rag.aretrieve(QUESTION, query_vector=vector)
                 with pytest.raises(ConfigurationError, match="aretrieve"):
                     rag.retrieve(QUESTION, query_vector=vector)
+            with pytest.raises(ConfigurationError, match="aopen"):
+                GuidedRAG(settings, driver)  # opening reads: only through aopen
             second = await (await GuidedRAG.aopen(settings, driver)).aretrieve(
                 QUESTION, query_vector=vector
             )  # the driver outlived the first instance
