@@ -230,8 +230,9 @@ def await_(awaitable: Awaitable[_T]) -> _T:
         if asyncio.iscoroutine(awaitable):
             awaitable.close()
         raise ConfigurationError(
-            "this GuidedRAG was opened on a neo4j.AsyncDriver: call aretrieve/aask (await "
-            "them), or open it on a neo4j.Driver for retrieve/ask"
+            "a neo4j.AsyncDriver is read from async code only: open the GuidedRAG with "
+            "`await GuidedRAG.aopen(...)` and call aretrieve/aask, or give it a neo4j.Driver "
+            "for retrieve/ask"
         )
     return current.parent.switch(awaitable)  # type: ignore[no-any-return]
 

@@ -112,6 +112,8 @@ def test_aretrieve_on_a_driver_the_caller_owns(
                 first = await rag.aretrieve(QUESTION, query_vector=vector)
                 with pytest.raises(ConfigurationError, match="aretrieve"):
                     rag.retrieve(QUESTION, query_vector=vector)
+            with pytest.raises(ConfigurationError, match="aopen"):
+                GuidedRAG(settings, driver)  # opening reads: only through aopen
             second = await (await GuidedRAG.aopen(settings, driver)).aretrieve(
                 QUESTION, query_vector=vector
             )  # the driver outlived the first instance
@@ -267,6 +269,8 @@ def test_aask_generates_through_the_async_client(
         async with await _opened(configured, embedder) as rag:
             answer = await rag.aask(QUESTION, semantics=semantics, k=3)
             unknown = await rag.aask(QUESTION, semantics=Semantics(entities=("Zzyzx",)))
+            clients = (rag.generator()._client, rag.generator()._async_client)
+            assert clients[0] is None and clients[1] is not None  # only the async one made
             return answer, unknown
 
     answer, unknown = asyncio.run(run())
@@ -299,3 +303,25 @@ def test_aretrieve_refuses_a_sync_driver(sample_db: Driver, settings: Settings) 
             asyncio.run(rag.aretrieve(QUESTION))
         with pytest.raises(ConfigurationError, match="aopen"):
             asyncio.run(rag.aask(QUESTION))
+
+
+def test_concurrent_bare_questions_load_the_link_index_once(
+    sample_db: Driver, settings: Settings, embedder: Embedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The first bare questions of a fresh context wait for ONE read of the link index: the
+    lock held across it waits on the loop (reader.FlightLock), so the loop keeps serving."""
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="guidedrag_graph.reader")
+
+    async def run() -> list[RetrievalResult]:
+        async with await _opened(settings, embedder) as rag:
+            rag.graph.data.clear()
+            return await asyncio.gather(
+                *(rag.aretrieve(f"{QUESTION} ({i})", k=2) for i in range(8))
+            )
+
+    results = asyncio.run(run())
+    assert all(r.linked for r in results)  # every question was linked, from the index
+    loads = [r for r in caplog.records if r.getMessage().startswith("read link_index ")]
+    assert len(loads) == 1, [r.getMessage() for r in loads]

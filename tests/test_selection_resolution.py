@@ -93,7 +93,7 @@ def test_a_prepared_selection_is_not_resolved_again(
     """sizes() and explain_empty() take the prepared selection the pipeline ran."""
     queries: list[str] = []
 
-    def read(query: str, params: dict[str, object]) -> list[dict[str, object]]:
+    def read(query: str, params: dict[str, object], *_: str) -> list[dict[str, object]]:
         queries.append(query)  # sizes of: the intersection, entity('Rome'), entity('Gaul')
         return [{"sizes": [0, 2, 2], "truncated": [False, False, False]}]
 
