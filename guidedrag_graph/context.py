@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from neo4j import READ_ACCESS, Bookmarks, Driver
+from neo4j import Driver
 
 from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import ServerInfo, connect, procedure_available, server_info
-from guidedrag_graph.reader import Read, read
+from guidedrag_graph.reader import Read, read, read_versioned
 from guidedrag_graph.schema import SchemaMapping, schema_from_settings
 
 _T = TypeVar("_T")
@@ -63,15 +63,11 @@ def adoption_and_version(driver: Driver, database: str) -> tuple[dict[str, Any],
     read names the last transaction committed to the database, so it changes with every write
     (ours, another tool's, another process's) and with a database recreated. One round trip,
     the one ``open`` makes anyway; ``KBState.observe`` compares the version."""
-    bookmarks = Bookmarks.from_raw_values(driver.execute_query_bookmark_manager.get_bookmarks())
-    with driver.session(
+    rows, version = read_versioned(
+        driver,
+        Read("adoption_settings", templates.query("adoption_settings"), {}),
         database=database,
-        default_access_mode=READ_ACCESS,
-        bookmarks=bookmarks,
-        notifications_min_severity="OFF",
-    ) as session:
-        rows = [r.data() for r in session.run(templates.query("adoption_settings"))]
-        version = frozenset(session.last_bookmarks().raw_values)
+    )
     return (dict(rows[0]["record"]) if rows else {}), version
 
 
@@ -346,6 +342,25 @@ class GraphContext:
                 self.driver, RANK_TIERS_PROCEDURE, self.database, read=self._read_template
             ),
         )
+
+    def variant(self, name: str, **chosen: str) -> dict[str, str]:
+        """THE choice of ``cypher/<name>.cypher``'s variants from the server's facts: ``SEARCH``
+        (2026.01+) or the 5.26 index procedure for U; whether the rank plugin's
+        ``guidedrag.rank`` / ``guidedrag.rankTiers`` rank; whether auto's entity tiers are walked
+        by the plugin (``walk``). ``chosen`` overrides a fact with a caller's explicit choice
+        (path 'plugin', the compiler's ``out``). Only the axes the template declares come back,
+        so the renderer can refuse any other; each fact is asked lazily (a round trip once)."""
+        facts: dict[str, Callable[[], str]] = {
+            "u_search": lambda: "search" if self.server.supports_search_clause else "index",
+            "rank": lambda: "plugin" if self.rank_plugin else "cypher",
+            "rank_tiers": lambda: "plugin" if self.rank_tiers_plugin else "cypher",
+            "walk": lambda: self.tier_walk,
+        }
+        return {
+            axis: chosen[axis] if axis in chosen else facts[axis]()
+            for axis in templates.variants(name)
+            if axis in chosen or axis in facts
+        }
 
     @property
     def tier_walk(self) -> str:

@@ -52,21 +52,9 @@ class Paths:
 
     # ------------------------------------------------------------------ variants
     def variant(self, name: str, **chosen: str) -> dict[str, str]:
-        """THE choice of ``cypher/<name>.cypher``'s variants from the server's facts: ``SEARCH``
-        (2026.01+) or the 5.26 index procedure for U, and whether the rank plugin's
-        ``guidedrag.rank`` / ``guidedrag.rankTiers`` rank; ``chosen`` overrides a fact with a
-        caller's explicit choice (path 'plugin'). Only the axes the template declares come back,
-        so the renderer can refuse any other."""
-        graph = self.graph
-        facts: dict[str, Callable[[], str]] = {  # asked lazily: each may cost a round trip once
-            "u_search": lambda: "search" if graph.server.supports_search_clause else "index",
-            "rank": lambda: "plugin" if graph.rank_plugin else "cypher",
-            "rank_tiers": lambda: "plugin" if graph.rank_tiers_plugin else "cypher",
-        }
-        return {
-            axis: chosen[axis] if axis in chosen else facts[axis]()
-            for axis in templates.variants(name)
-        }
+        """``cypher/<name>.cypher``'s variants, as the context chooses them
+        (``GraphContext.variant``, the one place a server fact picks a variant)."""
+        return self.graph.variant(name, **chosen)
 
     # ------------------------------------------------------------------ U and members
     def index_query(self) -> tuple[str, dict[str, Any]]:

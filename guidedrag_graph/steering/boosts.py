@@ -67,7 +67,7 @@ def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
         selector.schema,
         hop_cap=selector.settings.hop_cap,
         by_entities=True,
-        walk=selector.graph.tier_walk,
+        walk=selector.graph.variant("select_mentioned")["walk"],
     )
     check_cost(
         selector.settings,
