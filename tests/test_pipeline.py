@@ -186,20 +186,26 @@ def test_auto_relaxes_an_empty_intersection_and_says_so(
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "word"),
+    ("kwargs", "word", "fix"),
     [
-        ({"k": 0}, "k=0"),
-        ({"k": -5}, "k=-5"),
-        ({"threshold": float("nan")}, "threshold"),
-        ({"threshold": 1.5}, "threshold"),
-        ({"steering": "sideways"}, "steering"),
-        ({"ranker": "bm25"}, "ranker"),
-        ({"path": "scan"}, "path"),
+        ({"k": 0}, "k=0", "1 or more"),
+        ({"k": -5}, "k=-5", "1 or more"),
+        ({"threshold": float("nan")}, "threshold", "in [-1, 1]"),
+        ({"threshold": 1.5}, "threshold", "in [-1, 1]"),
+        ({"steering": "sideways"}, "steering", "auto|hard|soft"),
+        ({"ranker": "bm25"}, "ranker", "cosine|mmr"),
+        ({"path": "scan"}, "path", "exact|index|search_in|plugin"),
     ],
 )
 def test_retrieve_rejects_bad_arguments_with_one_clear_error(
-    tiny_kb: Driver, settings: Settings, embedder: Embedder, kwargs: dict[str, Any], word: str
+    tiny_kb: Driver,
+    settings: Settings,
+    embedder: Embedder,
+    kwargs: dict[str, Any],
+    word: str,
+    fix: str,
 ) -> None:
+    """One line naming the argument and the values it takes (only the one that failed)."""
     from guidedrag_graph.errors import ConfigurationError
 
     counting_embedder = CountingEmbedder(embedder)
@@ -207,7 +213,8 @@ def test_retrieve_rejects_bad_arguments_with_one_clear_error(
     with pytest.raises(ConfigurationError) as info:
         rag.retrieve("Where was Ada Lovelace born?", semantics=ADA, **kwargs)
     message = str(info.value)
-    assert word in message and "\n" not in message and "k >= 1" in message
+    assert word in message and "\n" not in message and fix in message
+    assert message.startswith("invalid retrieve() argument ")
     assert counting_embedder.calls == 0
 
 
