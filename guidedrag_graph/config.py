@@ -149,6 +149,12 @@ class Settings(BaseSettings):
         description="auto: link the entities a question names when the caller states none "
         "(GUIDEDRAG_LINK=off turns it off)",
     )
+    link_relations: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="auto: with entities linked, also link the relation types a bare question "
+        "asks about where the graph's relation vocabulary is typed (auto; docs/entity-linking.md"
+        "), always (on) or never (off)",
+    )
     tagger_min_cosine: float = Field(
         0.80, ge=-1.0, le=1.0, description="embedding/hybrid taggers: least name cosine kept"
     )

@@ -53,6 +53,7 @@ def retrieve_auto(
             timings=timings,
             notes=list(asked.notes),
             linked=list(asked.linked),
+            unknown_names=list(asked.unknown_names),
         )
     vector = question_vector(asked, timings)
     notes: list[str] = list(asked.notes)
@@ -98,6 +99,7 @@ def retrieve_auto(
         steering="auto",
         empty=empty,
         linked=list(asked.linked),
+        unknown_names=list(asked.unknown_names),
     )
 
 

@@ -179,7 +179,8 @@ class GuidedRAG:
             threshold=args.threshold,
             vector=vector,
             chunk_filter=chunk_filter,
-            linked=tuple(n.to_dict() for n in prepared_semantics.linked),
+            linked=prepared_semantics.linked_dicts(),
+            unknown_names=prepared_semantics.unknown,
             notes=prepared_semantics.notes,
         )
         mode = "auto" if auto else ("hard" if steer == "auto" else steer)
@@ -197,6 +198,7 @@ class GuidedRAG:
                 timings={},
                 notes=list(asked.notes),
                 linked=list(asked.linked),
+                unknown_names=list(asked.unknown_names),
             )
         if auto:
             return self._retrieve_auto(asked)
@@ -220,9 +222,22 @@ class GuidedRAG:
         if (semantics is None or not semantics.entities) and (
             self.settings.link if link is None else link
         ):
-            linked = link_semantics(self.graph, self.selector, question, semantics)
+            linked = link_semantics(
+                self.graph,
+                self.selector,
+                question,
+                semantics,
+                embedder=self.embedder,
+                relations=self.settings.link_relations,
+            )
         forgiven = forgive_relations(self.selector, linked.semantics)
-        return AutoSemantics(forgiven.semantics, linked.linked, linked.notes + forgiven.notes)
+        return AutoSemantics(
+            forgiven.semantics,
+            linked.linked,
+            linked.notes + forgiven.notes,
+            linked.relations,
+            linked.unknown,
+        )
 
     def _retrieve_selection(
         self, asked: Question, selection: Selection, steering: str
@@ -286,6 +301,7 @@ class GuidedRAG:
             after=after,
             notes=list(asked.notes),
             linked=list(asked.linked),
+            unknown_names=list(asked.unknown_names),
         )
 
     def _selection_expr(self, selection: Selection, semantics: Semantics | None) -> Expr | None:

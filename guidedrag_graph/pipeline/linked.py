@@ -10,12 +10,27 @@ tier is dropped, each with a note. Hard steering stays strict (the paper's preci
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.identifiers import quote_name
-from guidedrag_graph.linking import EntityLinker
+from guidedrag_graph.link_text import TOKEN
+from guidedrag_graph.linking import EntityLinker, Link
+from guidedrag_graph.name_spans import unknown_names
+from guidedrag_graph.relation_linking import (
+    RelationLink,
+    candidate_spans,
+    link_relations,
+    links_relations,
+    relation_words,
+    similarity_spans,
+)
 from guidedrag_graph.selection import Selector
 from guidedrag_graph.selection.resolution import SUGGESTED_NAMES
 from guidedrag_graph.semantics import Semantics
@@ -45,26 +60,102 @@ class AutoSemantics:
     semantics: Semantics | None
     linked: tuple[LinkedName, ...] = ()
     notes: tuple[str, ...] = ()
+    relations: tuple[RelationLink, ...] = ()
+    unknown: tuple[str, ...] = ()  # name-like spans no entity link covers
+
+    def linked_dicts(self) -> tuple[dict[str, str], ...]:
+        """What the result reports as ``linked``: entities, then relation types."""
+        return tuple(n.to_dict() for n in self.linked) + tuple(r.to_dict() for r in self.relations)
 
 
 def link_semantics(
-    graph: GraphContext, selector: Selector, question: str, semantics: Semantics | None
+    graph: GraphContext,
+    selector: Selector,
+    question: str,
+    semantics: Semantics | None,
+    *,
+    embedder: Embedder | None = None,
+    relations: str = "auto",
 ) -> AutoSemantics:
     """Entities linked from ``question`` added to ``semantics`` (which names none); linked
-    names the KB does not resolve are left out, so they can never cause an abstention."""
-    links = [lk for lk in EntityLinker(graph).link(question) if not lk.alternate]
+    names the KB does not resolve are left out, so they can never cause an abstention.
+
+    With entities linked and no relation stated, the relation types the question asks about
+    are linked too (``relations``: ``auto`` where the graph's vocabulary is typed, ``on``,
+    ``off``; ``relation_linking.py``), each feeding the ``A_rel`` tier."""
+    found = EntityLinker(graph).link(question)
+    unknown = tuple(unknown_names(question, _char_ranges(question, found)))
+    links = [lk for lk in found if not lk.alternate]
     if not links:
-        return AutoSemantics(semantics, (), ("auto: the entity linker found no entity",))
+        note = "auto: the entity linker found no entity"
+        return AutoSemantics(semantics, (), (note,), unknown=unknown)
     resolution = selector.resolution([lk.name for lk in links], diagnose=False)
     kept = [lk for lk in links if resolution.ids.get(lk.name)][:LINKED_ENTITIES]
     if not kept:
-        return AutoSemantics(semantics, (), ("auto: no linked entity resolved in the KB",))
+        note = "auto: no linked entity resolved in the KB"
+        return AutoSemantics(semantics, (), (note,), unknown=unknown)
     names = tuple(lk.name for lk in kept)
     base = semantics or Semantics()
-    linked = base.model_copy(update={"entities": names, "complexity": 2 if len(names) > 1 else 1})
-    return AutoSemantics(
-        linked, tuple(LinkedName(lk.span.text, lk.name, lk.kind) for lk in kept), ()
+    update: dict[str, Any] = {"entities": names, "complexity": 2 if len(names) > 1 else 1}
+    rel_links: tuple[RelationLink, ...] = ()
+    if relations != "off" and not base.relations:
+        rel_links = tuple(
+            question_relations(
+                graph, question, _char_ranges(question, kept), embedder, force=relations == "on"
+            )
+        )
+    if rel_links:
+        update |= {"relations": tuple(r.relation for r in rel_links), "relational": True}
+    linked = base.model_copy(update=update)
+    names_linked = tuple(LinkedName(lk.span.text, lk.name, lk.kind) for lk in kept)
+    return AutoSemantics(linked, names_linked, (), rel_links, unknown)
+
+
+def _char_ranges(question: str, links: Sequence[Link]) -> list[tuple[int, int]]:
+    """The character ranges of the links' spans (a span counts words of ``TOKEN``)."""
+    tokens = list(TOKEN.finditer(question))
+    return [
+        (tokens[lk.span.start].start(), tokens[lk.span.end - 1].end())
+        for lk in links
+        if lk.span.end <= len(tokens)
+    ]
+
+
+def relation_type_counts(graph: GraphContext) -> dict[str, int]:
+    """Entity relations per relation type (``cypher/kb_stats_relations.cypher``), kept for
+    the resolution cache's time."""
+    kept: dict[str, int] | None = graph.data.get("relation_type_counts")
+    if kept is not None:
+        return kept
+    rows = graph.read(
+        templates.fragment("kb_stats_relations", graph.schema.relation_mode, graph.schema), {}
     )
+    counts = {str(r["type"]): int(r["n"]) for r in rows if r["type"] is not None}
+    graph.data.put("relation_type_counts", counts)
+    return counts
+
+
+def question_relations(
+    graph: GraphContext,
+    question: str,
+    excluded: Sequence[tuple[int, int]],
+    embedder: Embedder | None,
+    *,
+    force: bool = False,
+) -> list[RelationLink]:
+    """The graph's relation types ``question`` asks about, outside the ``excluded`` (linked
+    entity) ranges; none where the vocabulary is free text, unless ``force``."""
+    counts = relation_type_counts(graph)
+    if not counts or not (force or links_relations(counts)):
+        return []
+    types = sorted(counts)
+    similar: list[RelationLink] = []
+    spans = candidate_spans(question, excluded)
+    if embedder is not None and spans and len(types) > 1:
+        phrases = [" ".join(relation_words(t)) for t in types]
+        vectors = np.asarray(embedder.embed_queries([*spans, *phrases]), dtype=np.float32)
+        similar = similarity_spans(spans, vectors[: len(spans)], types, vectors[len(spans) :])
+    return link_relations(question, types, excluded=excluded, similar=similar)
 
 
 def forgive_relations(selector: Selector, semantics: Semantics | None) -> AutoSemantics:

@@ -58,4 +58,5 @@ class Question:
     vector: np.ndarray | None
     chunk_filter: ChunkFilter | None = None  # filters: the candidates (U) the ranking is over
     linked: tuple[dict[str, str], ...] = ()
+    unknown_names: tuple[str, ...] = ()  # name-like spans of a bare question the KB lacks
     notes: tuple[str, ...] = field(default_factory=tuple)
