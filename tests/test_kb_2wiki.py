@@ -40,6 +40,10 @@ def test_names_in_matches_titles_and_unambiguous_aliases_case_sensitively() -> N
     forms = {"Paris": "Paris", "Do You Believe?": "Do You Believe? (film)", "Jon Gunn": "Jon Gunn"}
     text = "Jon Gunn made Do You Believe? in paris, then Paris."
     assert names_in(text, forms) == ["Jon Gunn", "Do You Believe? (film)", "Paris"]
+    # a form inside a longer capitalised name names nothing
+    forms["Princess"] = "Princess (2010 film)"
+    assert names_in("Princess Adrienne, Princess of Cambodia, Paris-Plage.", forms) == []
+    assert names_in("She saw Princess, then the Princess of", forms) == ["Princess (2010 film)"]
 
 
 def test_bundle_follows_the_recipe(converted: tuple[Path, Any]) -> None:

@@ -6,7 +6,8 @@ The recipe is ``data/2wiki/README.md``'s, step by step:
   its alias: the title without its trailing parenthetical (``Do You Believe? (film)`` ->
   ``Do You Believe?``);
 - a chunk mentions its own title and every title its text names (case-sensitive, on word
-  boundaries; an alias counts when exactly one title owns it and it is no other title's name),
+  boundaries, never a piece of a longer capitalised name; an alias counts when exactly one
+  title owns it and it is no other title's name),
   and a ``links to`` relation runs from the passage's title to each title it names (a stand-in
   for hyperlinks);
 - typed relations: the ``evidences`` triples whose head and tail are both titles (a title, or an
@@ -33,6 +34,8 @@ from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.errors import BundleError
 from guidedrag_graph.kb.musique import ConversionReport, _vectors
 from guidedrag_graph.kb.musique_bundles import Passage, write_bundle
+from guidedrag_graph.link_text import capitalised
+from guidedrag_graph.name_spans import NAME_PARTICLES
 from guidedrag_graph.schema import name_key, relation_type_name
 
 __all__ = ["CREDITS", "alias_of", "chunk_id_for", "convert_2wiki", "names_in"]
@@ -93,7 +96,9 @@ def _surface_forms(titles: Sequence[str]) -> dict[str, str]:
 
 
 def names_in(text: str, forms: dict[str, str]) -> list[str]:
-    """The titles ``text`` names, first-met order: the longest form at each word start wins."""
+    """The titles ``text`` names, first-met order: the longest form at each word start wins,
+    and a form that is only part of a longer capitalised run names nothing ("Princess" in
+    "Princess Adrienne", "Los" in "Los Angeles": the run is another name)."""
     starts = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
     found: dict[str, None] = {}
     i = 0
@@ -106,12 +111,31 @@ def names_in(text: str, forms: dict[str, str]) -> list[str]:
             if end < len(text) and not text[end].isspace():
                 candidates.insert(0, text[starts[i][0] : end + 1])
             title = next((forms[c] for c in candidates if c in forms), None)
-            if title is not None:
+            if title is not None and not _inside_longer_name(text, starts, i, j):
                 found.setdefault(title, None)
                 matched = j - i + 1
                 break
         i += max(matched, 1)
     return list(found)
+
+
+def _inside_longer_name(text: str, starts: list[tuple[int, int]], i: int, j: int) -> bool:
+    """Whether words ``i``..``j`` continue a capitalised word before or after them (joined by a
+    space or a hyphen, or by a name particle after them: "Princess of Cambodia")."""
+
+    def word(k: int) -> str:
+        return text[starts[k][0] : starts[k][1]] if 0 <= k < len(starts) else ""
+
+    def joined(k: int) -> bool:  # word k and word k + 1
+        return 0 <= k < len(starts) - 1 and text[starts[k][1] : starts[k + 1][0]] in (" ", "-")
+
+    if joined(i - 1) and capitalised(word(i - 1)):
+        return True
+    if joined(j) and capitalised(word(j + 1)):
+        return True
+    return joined(j) and word(j + 1) in NAME_PARTICLES and joined(j + 1) and (
+        capitalised(word(j + 2)) if word(j + 2) else False
+    )
 
 
 def _load(source: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
