@@ -155,6 +155,11 @@ class Settings(BaseSettings):
         "asks about where the graph's relation vocabulary is typed (auto; docs/entity-linking.md"
         "), always (on) or never (off)",
     )
+    guarantee_entities: bool = Field(
+        False,
+        description="auto: each named entity keeps its best chunk in the top k (multi-passage "
+        "recall; docs/steering.md)",
+    )
     tagger_min_cosine: float = Field(
         0.80, ge=-1.0, le=1.0, description="embedding/hybrid taggers: least name cosine kept"
     )

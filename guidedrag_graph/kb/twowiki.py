@@ -133,8 +133,11 @@ def _inside_longer_name(text: str, starts: list[tuple[int, int]], i: int, j: int
         return True
     if joined(j) and capitalised(word(j + 1)):
         return True
-    return joined(j) and word(j + 1) in NAME_PARTICLES and joined(j + 1) and (
-        capitalised(word(j + 2)) if word(j + 2) else False
+    return (
+        joined(j)
+        and word(j + 1) in NAME_PARTICLES
+        and joined(j + 1)
+        and (capitalised(word(j + 2)) if word(j + 2) else False)
     )
 
 

@@ -324,6 +324,7 @@ class GuidedRAG:
             retriever=self.retriever,
             schema=self.schema,
             question_vector=self._question_vector,
+            guarantee=self.settings.guarantee_entities,
         )
 
     def _question_vector(self, asked: Question, timings: dict[str, float]) -> np.ndarray:
