@@ -37,14 +37,14 @@ def test_vocabulary_kind_reads_the_share_of_types_used_once() -> None:
     assert vocabulary_kind({}) == "none" and not links_relations({})
 
 
-TYPES = ["DIRECTOR", "PLACE_OF_BIRTH", "PLACE_OF_BURIAL", "PUBLISHER", "LINKS_TO"]
+TYPES = ["DIRECTOR", "BIRTH", "PLACE_OF_BIRTH", "PLACE_OF_BURIAL", "PUBLISHER", "LINKS_TO"]
 
 
 def test_link_relations_by_name_then_inflection() -> None:
     assert link_relations("What nationality is the director of film Blood Street?", TYPES) == [
         RelationLink("director", "DIRECTOR", "name")
     ]
-    # the longest type's words win: "place of birth", never a bare "place"
+    # the longest type's words win: "place of birth", not the shorter type "birth" inside it
     assert link_relations("What is the place of birth of Ann?", TYPES) == [
         RelationLink("place of birth", "PLACE_OF_BIRTH", "name")
     ]
@@ -60,11 +60,14 @@ def test_similarity_links_mutual_best_matches_above_the_vocabularys_own_bar() ->
     types = ["SPOUSE", "FATHER", "DIRECTOR"]
     type_vectors = np.eye(3, dtype=np.float32)
     type_vectors[1] = [0.6, 0.8, 0.0]  # FATHER lies near SPOUSE: SPOUSE's bar is 0.6
-    spans = ["husband", "film", "uncle"]
-    span_vectors = np.array([[0.9, 0.1, 0.0], [0.0, 0.1, 0.5], [0.5, 0.86, 0.0]], dtype=np.float32)
+    spans = ["husband", "film", "uncle", "wife"]
+    span_vectors = np.array(
+        [[0.9, 0.1, 0.0], [0.0, 0.1, 0.5], [0.5, 0.86, 0.0], [0.8, 0.1, 0.0]], dtype=np.float32
+    )
     found = similarity_spans(spans, span_vectors, types, type_vectors)
     # "husband" -> SPOUSE (0.9 > 0.6); "film" -> DIRECTOR is its best but 0.5 is under the bar
-    # (the median nearest-neighbour similarity, 0.6); "uncle" -> FATHER (0.988 > 0.6)
+    # (the median nearest-neighbour similarity, 0.6); "uncle" -> FATHER (0.988 > 0.6); "wife"
+    # is nearest SPOUSE too, but SPOUSE's best span is "husband": one span per type
     assert found == [
         RelationLink("uncle", "FATHER", "similarity"),
         RelationLink("husband", "SPOUSE", "similarity"),
@@ -85,7 +88,8 @@ def test_unknown_names_are_name_like_spans_no_link_covers() -> None:
         "Duchess of Blekinge",
     ]
     assert unknown_names("Where was Ann born?", []) == ["Ann"]
-    assert unknown_names("Who directed it?", []) == []  # a sentence's first word is no name
+    # a question's capitalised first word alone is no name
+    assert unknown_names("Name the director of Blood Street.", []) == ["Blood Street"]
 
 
 # --- end to end: the same question on a typed and on a free-text graph ------------------------
