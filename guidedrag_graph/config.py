@@ -155,6 +155,11 @@ class Settings(BaseSettings):
         "asks about where the graph's relation vocabulary is typed (auto; docs/entity-linking.md"
         "), always (on) or never (off)",
     )
+    link_beside_stated: bool = Field(
+        False,
+        description="auto: beside stated entities, also rank with the names the question "
+        "writes (up to two entities in all; docs/entity-linking.md)",
+    )
     guarantee_entities: bool = Field(
         False,
         description="auto: each named entity keeps its best chunk in the top k (multi-passage "

@@ -25,6 +25,7 @@ from guidedrag_graph.relation_linking import (
     vocabulary_kind,
 )
 from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.semantics import Semantics
 from tests.conftest import wipe
 
 
@@ -167,4 +168,26 @@ def test_bare_question_links_relations_only_on_a_typed_graph(
     assert [n for n in result.linked if "relation" in n] == linked
     assert ("A_rel" in result.tier_sizes) == bool(linked)
     assert result.to_dict()["unknown_names"] == []
+    wipe(driver)
+
+
+def test_names_beside_the_stated_entity_join_it_only_when_asked(
+    driver: Driver, settings: Settings, embedder: Embedder, tmp_path: Path
+) -> None:
+    wipe(driver)
+    migrate(driver, settings, PRESETS["guidedrag"])
+    bundle = read_bundle(_bundle(tmp_path / "kb", TYPED))
+    load_bundle(driver, settings, PRESETS["guidedrag"], bundle, embedder=embedder)
+    driver.execute_query("CALL db.awaitIndexes(120)")
+    question = "Who was born first, Tajlu Khanum or Abbas I?"
+    stated = Semantics(entities=("Tajlu Khanum",))
+    beside = settings.model_copy(update={"link_beside_stated": True})
+    with GuidedRAG(settings, driver=driver, embedder=embedder) as rag:
+        plain = rag.retrieve(question, semantics=stated, k=3)
+    with GuidedRAG(beside, driver=driver, embedder=embedder) as rag:
+        joined = rag.retrieve(question, semantics=stated, k=3)
+    assert plain.semantics is not None and plain.semantics.entities == ("Tajlu Khanum",)
+    assert joined.semantics is not None
+    assert joined.semantics.entities == ("Tajlu Khanum", "Abbas I")  # never the stated twice
+    assert joined.linked == [{"span": "Abbas I", "entity": "Abbas I", "match": "exact"}]
     wipe(driver)

@@ -28,7 +28,12 @@ from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.generation import Generator
 from guidedrag_graph.pipeline.auto import no_chunk_passes, retrieve_auto
-from guidedrag_graph.pipeline.linked import AutoSemantics, forgive_relations, link_semantics
+from guidedrag_graph.pipeline.linked import (
+    AutoSemantics,
+    forgive_relations,
+    link_beside_stated,
+    link_semantics,
+)
 from guidedrag_graph.pipeline.question import (
     Question,
     RetrieveOptions,
@@ -219,9 +224,11 @@ class GuidedRAG:
         """``auto``'s semantics: stated entities as given, else linked from the question (unless
         ``link`` / settings turn it off); unknown relation types forgiven."""
         linked = AutoSemantics(semantics)
-        if (semantics is None or not semantics.entities) and (
-            self.settings.link if link is None else link
-        ):
+        link_on = self.settings.link if link is None else link
+        if semantics is not None and semantics.entities:
+            if link_on and self.settings.link_beside_stated:
+                linked = link_beside_stated(self.graph, self.selector, question, semantics)
+        elif link_on:
             linked = link_semantics(
                 self.graph,
                 self.selector,

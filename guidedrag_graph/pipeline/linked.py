@@ -31,6 +31,7 @@ from guidedrag_graph.relation_linking import (
     relation_words,
     similarity_spans,
 )
+from guidedrag_graph.schema import name_key
 from guidedrag_graph.selection import Selector
 from guidedrag_graph.selection.resolution import SUGGESTED_NAMES
 from guidedrag_graph.semantics import Semantics
@@ -109,6 +110,44 @@ def link_semantics(
     linked = base.model_copy(update=update)
     names_linked = tuple(LinkedName(lk.span.text, lk.name, lk.kind) for lk in kept)
     return AutoSemantics(linked, names_linked, (), rel_links, unknown)
+
+
+def link_beside_stated(
+    graph: GraphContext, selector: Selector, question: str, semantics: Semantics
+) -> AutoSemantics:
+    """The stated entities, plus the names the question writes beside them (a comparison's
+    other film, a bridge question's second subject), up to the ``LINKED_ENTITIES`` a bare
+    question ranks with. A link whose span is part of a stated name is that name, and is left
+    out; the added names are resolved first, so they never cause an abstention."""
+    stated = [name_key(e) for e in semantics.entities]
+    room = LINKED_ENTITIES - len(stated)
+    if room <= 0:
+        return AutoSemantics(semantics)
+    links = [
+        lk
+        for lk in EntityLinker(graph).link(question)
+        if not lk.alternate
+        and name_key(lk.name) not in stated
+        and not any(k in s for k in lk.span.keys for s in stated)
+    ]
+    if not links:
+        return AutoSemantics(semantics)
+    resolution = selector.resolution([lk.name for lk in links], diagnose=False)
+    kept = [lk for lk in links if resolution.ids.get(lk.name)][:room]
+    if not kept:
+        return AutoSemantics(semantics)
+    names = tuple(semantics.entities) + tuple(lk.name for lk in kept)
+    update: dict[str, Any] = {"entities": names}
+    if "complexity" not in semantics.model_fields_set:
+        update["complexity"] = 2
+    return AutoSemantics(
+        semantics.model_copy(update=update),
+        tuple(LinkedName(lk.span.text, lk.name, lk.kind) for lk in kept),
+        (
+            "auto: named in the question beside the stated entities: "
+            + ", ".join(lk.name for lk in kept),
+        ),
+    )
 
 
 def _char_ranges(question: str, links: Sequence[Link]) -> list[tuple[int, int]]:
