@@ -12,7 +12,7 @@ typed vocabulary (Wikidata-like ``director``, ``spouse``) has few types, each us
 again, and a question's word for one of them is worth a tier.
 
 How a type matches (:func:`link_relations`), best first; each type and each question word is
-used once:
+used once, and never a piece of a hyphenated compound ("mother" in "mother-in-law"):
 
 1. ``name``: the type's words, as the question writes them ("director", "place of birth");
 2. ``inflection``: each content word of the type shares its stem with a question word
@@ -96,6 +96,14 @@ def _free(taken: list[bool], start: int, end: int) -> bool:
     return not any(taken[start:end])
 
 
+def _cuts_compound(question: str, tokens: list[tuple[str, int, int]], i: int, j: int) -> bool:
+    """Whether words ``i``..``j`` (exclusive) are only part of a hyphenated compound: "mother"
+    in "mother-in-law" names another relation than ``MOTHER``."""
+    before = i > 0 and question[tokens[i - 1][2] : tokens[i][1]] == "-"
+    after = j < len(tokens) and question[tokens[j - 1][2] : tokens[j][1]] == "-"
+    return before or after
+
+
 def link_relations(
     question: str,
     types: Sequence[str],
@@ -117,7 +125,11 @@ def link_relations(
         if not target or all(is_stop(w) for w in target):
             continue
         for i in range(len(words) - len(target) + 1):
-            if tuple(words[i : i + len(target)]) == target and _free(taken, i, i + len(target)):
+            if (
+                tuple(words[i : i + len(target)]) == target
+                and _free(taken, i, i + len(target))
+                and not _cuts_compound(question, tokens, i, i + len(target))
+            ):
                 out.append(
                     RelationLink(_text(question, tokens, i, i + len(target)), type_name, "name")
                 )
@@ -137,7 +149,10 @@ def link_relations(
                 (
                     i
                     for i, w in enumerate(words)
-                    if not taken[i] and i not in hits and _stem(w) == _stem(word)
+                    if not taken[i]
+                    and i not in hits
+                    and _stem(w) == _stem(word)
+                    and not _cuts_compound(question, tokens, i, i + 1)
                 ),
                 None,
             )
@@ -172,6 +187,8 @@ def _span_bounds(
             if not _free(taken, i, j):
                 break
             if is_stop(tokens[i][0]) or is_stop(tokens[j - 1][0]):
+                continue
+            if _cuts_compound(question, tokens, i, j):
                 continue
             out.append((_text(question, tokens, i, j), i, j))
     return out
