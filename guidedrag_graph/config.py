@@ -156,9 +156,10 @@ class Settings(BaseSettings):
         "), always (on) or never (off)",
     )
     link_beside_stated: bool = Field(
-        False,
+        True,
         description="auto: beside stated entities, also rank with the names the question "
-        "writes (up to two entities in all; docs/entity-linking.md)",
+        "writes (up to two entities in all; docs/entity-linking.md); "
+        "GUIDEDRAG_LINK_BESIDE_STATED=false turns it off",
     )
     guarantee_entities: bool = Field(
         False,

@@ -17,6 +17,7 @@ from guidedrag_graph.kb import load_bundle, read_bundle
 from guidedrag_graph.migrate import migrate
 from guidedrag_graph.name_spans import unknown_names
 from guidedrag_graph.pipeline import GuidedRAG
+from guidedrag_graph.pipeline.linked import stated_ranges
 from guidedrag_graph.relation_linking import (
     RelationLink,
     link_relations,
@@ -184,7 +185,8 @@ def test_names_beside_the_stated_entity_join_it_only_when_asked(
     question = "Who was born first, Tajlu Khanum or Abbas I?"
     stated = Semantics(entities=("Tajlu Khanum",))
     beside = settings.model_copy(update={"link_beside_stated": True})
-    with GuidedRAG(settings, driver=driver, embedder=embedder) as rag:
+    alone = settings.model_copy(update={"link_beside_stated": False})
+    with GuidedRAG(alone, driver=driver, embedder=embedder) as rag:
         plain = rag.retrieve(question, semantics=stated, k=3)
     with GuidedRAG(beside, driver=driver, embedder=embedder) as rag:
         joined = rag.retrieve(question, semantics=stated, k=3)
@@ -193,3 +195,29 @@ def test_names_beside_the_stated_entity_join_it_only_when_asked(
     assert joined.semantics.entities == ("Tajlu Khanum", "Abbas I")  # never the stated twice
     assert joined.linked == [{"span": "Abbas I", "entity": "Abbas I", "match": "exact"}]
     wipe(driver)
+
+
+def test_stated_entities_without_relations_get_the_questions_relation_types(
+    driver: Driver, settings: Settings, embedder: Embedder, tmp_path: Path
+) -> None:
+    wipe(driver)
+    migrate(driver, settings, PRESETS["guidedrag"])
+    bundle = read_bundle(_bundle(tmp_path / "kb", TYPED))
+    load_bundle(driver, settings, PRESETS["guidedrag"], bundle, embedder=embedder)
+    driver.execute_query("CALL db.awaitIndexes(120)")
+    stated = Semantics(entities=("Tajlu Khanum",))
+    with GuidedRAG(settings, driver=driver, embedder=embedder) as rag:
+        result = rag.retrieve(QUESTION, semantics=stated, k=3)
+        kept = rag.retrieve(
+            QUESTION, semantics=stated.model_copy(update={"relations": ("FATHER",)})
+        )
+    assert result.semantics is not None and result.semantics.relations == ("SPOUSE",)
+    assert {"span": "husband", "relation": "SPOUSE", "match": "similarity"} in result.linked
+    assert "A_rel" in result.tier_sizes
+    assert kept.semantics is not None and kept.semantics.relations == ("FATHER",)  # as stated
+    wipe(driver)
+
+
+def test_stated_ranges_cover_the_name_and_its_alias() -> None:
+    question = "Who directed Reverse (Film), or reverse?"
+    assert stated_ranges(question, ["Reverse (film)"]) == [(13, 27), (13, 20), (32, 39)]

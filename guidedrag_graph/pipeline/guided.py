@@ -33,6 +33,7 @@ from guidedrag_graph.pipeline.linked import (
     forgive_relations,
     link_beside_stated,
     link_semantics,
+    relations_beside_stated,
 )
 from guidedrag_graph.pipeline.question import (
     Question,
@@ -228,6 +229,17 @@ class GuidedRAG:
         if semantics is not None and semantics.entities:
             if link_on and self.settings.link_beside_stated:
                 linked = link_beside_stated(self.graph, self.selector, question, semantics)
+            if link_on and linked.semantics is not None:
+                more = relations_beside_stated(
+                    self.graph,
+                    question,
+                    linked.semantics,
+                    self.embedder,
+                    self.settings.link_relations,
+                )
+                linked = AutoSemantics(
+                    more.semantics, linked.linked, linked.notes, more.relations, linked.unknown
+                )
         elif link_on:
             linked = link_semantics(
                 self.graph,

@@ -10,6 +10,7 @@ tier is dropped, each with a note. Hard steering stays strict (the paper's preci
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,7 @@ from guidedrag_graph.semantics import Semantics
 # `ask --auto-semantics` has always taken (a question names one or two subjects; more links are
 # mostly common nouns that happen to be entity names).
 LINKED_ENTITIES = 2
+_PARENTHETICAL = re.compile(r"\s*\([^()]*\)\s*$")
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,40 @@ def link_beside_stated(
             + ", ".join(lk.name for lk in kept),
         ),
     )
+
+
+def relations_beside_stated(
+    graph: GraphContext,
+    question: str,
+    semantics: Semantics,
+    embedder: Embedder | None,
+    relations: str = "auto",
+) -> AutoSemantics:
+    """Stated entities and no stated relation: the relation types the question asks about,
+    linked as for a bare question (``question_relations``), outside the stated names' words."""
+    if relations == "off" or semantics.relations or not semantics.entities:
+        return AutoSemantics(semantics)
+    excluded = stated_ranges(question, semantics.entities)
+    found = question_relations(graph, question, excluded, embedder, force=relations == "on")
+    if not found:
+        return AutoSemantics(semantics)
+    update = {"relations": tuple(r.relation for r in found), "relational": True}
+    return AutoSemantics(semantics.model_copy(update=update), (), (), tuple(found))
+
+
+def stated_ranges(question: str, names: Sequence[str]) -> list[tuple[int, int]]:
+    """Where the question writes each stated name, or that name without its parenthetical
+    (case-insensitive): the words relation linking leaves alone."""
+    folded = question.casefold()
+    out: list[tuple[int, int]] = []
+    for name in names:
+        for form in dict.fromkeys((name, _PARENTHETICAL.sub("", name))):
+            key = form.casefold().strip()
+            start = folded.find(key) if key else -1
+            while start >= 0:
+                out.append((start, start + len(key)))
+                start = folded.find(key, start + 1)
+    return out
 
 
 def _char_ranges(question: str, links: Sequence[Link]) -> list[tuple[int, int]]:
