@@ -149,6 +149,23 @@ class Settings(BaseSettings):
         description="auto: link the entities a question names when the caller states none "
         "(GUIDEDRAG_LINK=off turns it off)",
     )
+    link_relations: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="auto: with entities linked, also link the relation types a bare question "
+        "asks about where the graph's relation vocabulary is typed (auto; docs/entity-linking.md"
+        "), always (on) or never (off)",
+    )
+    link_beside_stated: bool = Field(
+        True,
+        description="auto: beside stated entities, also rank with the names the question "
+        "writes (up to two entities in all; docs/entity-linking.md); "
+        "GUIDEDRAG_LINK_BESIDE_STATED=false turns it off",
+    )
+    guarantee_entities: bool = Field(
+        False,
+        description="auto: each named entity keeps its best chunk in the top k (multi-passage "
+        "recall; docs/steering.md)",
+    )
     tagger_min_cosine: float = Field(
         0.80, ge=-1.0, le=1.0, description="embedding/hybrid taggers: least name cosine kept"
     )

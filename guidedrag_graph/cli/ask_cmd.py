@@ -73,8 +73,13 @@ def _print_retrieval(result: RetrievalResult, *, explain: bool) -> None:
         click.echo(
             "linked: "
             + ", ".join(
-                printable(f"{n['span']!r} -> {n['entity']} ({n['match']})") for n in result.linked
+                printable(f"{n['span']!r} -> {n.get('entity') or n.get('relation')} ({n['match']})")
+                for n in result.linked
             )
+        )
+    if result.unknown_names:
+        click.echo(
+            "names the KB lacks: " + ", ".join(printable(repr(n)) for n in result.unknown_names)
         )
     if result.tier_sizes:
         sizes = ", ".join(f"{name} {n}" for name, n in result.tier_sizes.items())

@@ -1,5 +1,5 @@
 """The ``guidedrag kb`` group (stats, embed-entities, inspect, adopt, wipe) and ``guidedrag
-datasets musique``; ``guidedrag load`` is ``load_cmd``."""
+datasets musique`` / ``2wiki``; ``guidedrag load`` is ``load_cmd``."""
 
 from __future__ import annotations
 
@@ -128,6 +128,38 @@ def musique(
         echo_json(report.to_dict())
         return
     for line in report.lines():
+        click.echo(line)
+
+
+@datasets.command("2wiki")
+@click.argument("source", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--limit", type=int, default=None, help="keep the first N questions")
+@click.option(
+    "--embed", is_flag=True, help="precompute chunk embeddings with the configured embedder"
+)
+@click.option("--round", "round_digits", type=int, default=None, help="round embeddings (decimals)")
+@click.option("--json", "as_json", is_flag=True, help="print the conversion report as JSON")
+def two_wiki(
+    source: Path,
+    out_dir: Path,
+    limit: int | None,
+    embed: bool,
+    round_digits: int | None,
+    as_json: bool,
+) -> None:
+    """2WikiMultihopQA (development split) -> OUT_DIR (bundle with typed relations)."""
+    from guidedrag_graph.embeddings import embedder_for
+    from guidedrag_graph.kb.twowiki import convert_2wiki
+
+    embedder = embedder_for(load_settings()) if embed else None
+    report = convert_2wiki(
+        source, out_dir, limit=limit, embedder=embedder, round_digits=round_digits
+    )
+    if as_json:
+        echo_json(report.to_dict())
+        return
+    for line in report.lines()[:-1]:
         click.echo(line)
 
 

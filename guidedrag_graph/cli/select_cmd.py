@@ -165,8 +165,9 @@ def auto_script(result: RetrievalResult) -> str:
     ]
     lines.append(comment(f"selection: {result.selection_text or 'all()'}"))
     for linked in result.linked:
-        span, entity, match = linked["span"], linked["entity"], linked["match"]
-        lines.append(comment(f"linked: {span!r} -> {entity} ({match})"))
+        span, match = linked["span"], linked["match"]
+        target = linked.get("entity") or linked.get("relation")
+        lines.append(comment(f"linked: {span!r} -> {target} ({match})"))
     if result.tier_sizes:
         sizes = ", ".join(f"{name} {n}" for name, n in result.tier_sizes.items())
         lines.append(comment(f"tiers (chunks): {sizes}"))

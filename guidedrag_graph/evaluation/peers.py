@@ -153,7 +153,7 @@ class Peers:
         start = time.perf_counter()
         result = self.rag.retrieve(asked.text, k=k)
         latency = time.perf_counter() - start
-        linked = [n["entity"] for n in result.linked]
+        linked = [n["entity"] for n in result.linked if "entity" in n]
         return retrieval_row(
             result,
             latency,

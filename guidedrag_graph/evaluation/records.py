@@ -41,6 +41,10 @@ class Row:
     # "the selection missed it" from "ranking inside the selection missed it".
     gold_in_selection: bool | None = None
     path: str | None = None  # physical ranking path: exact / index / search_in (None: abstained)
+    # A bare question's linked relation types ("span -> TYPE (match)") and the spans that look
+    # like names and match no entity (guidedrag-question; empty elsewhere).
+    linked_relations: list[str] = field(default_factory=list)
+    unknown_names: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -90,6 +90,12 @@ def retrieval_row(
         timings={name: round(float(v), 6) for name, v in result.timings.items()},
         note=note,
         gold_in_selection=gold_in_selection,
+        linked_relations=[
+            f"{n['span']} -> {n['relation']} ({n['match']})"
+            for n in result.linked
+            if "relation" in n
+        ],
+        unknown_names=list(result.unknown_names),
         path=result.path,
     )
 

@@ -65,8 +65,14 @@ def write_bundle(
     *,
     name: str,
     description: str = "MuSiQue questions over Wikipedia passages with an OpenIE knowledge graph",
+    credits: str = CREDITS,
+    license_text: str = LICENSE_TEXT,
+    source: str = "MuSiQue (HippoRAG subset) with GPT-3.5 OpenIE",
+    entities: Sequence[dict[str, Any]] = (),
 ) -> dict[str, int]:
-    """Write one bundle; returns its counts (as ``Bundle.counts`` would report them)."""
+    """Write one bundle; returns its counts (as ``Bundle.counts`` would report them).
+
+    ``entities`` (optional ``entities.jsonl`` rows) declare names with their aliases."""
     out.mkdir(parents=True, exist_ok=True)
     titles = list(dict.fromkeys(p.title for p in passages))
     _write_jsonl(
@@ -76,20 +82,22 @@ def write_bundle(
     chunk_rows, relation_rows = _chunk_and_relation_rows(passages, vectors)
     _write_jsonl(out / "chunks.jsonl", chunk_rows)
     _write_jsonl(out / "relations.jsonl", relation_rows)
+    if entities:
+        _write_jsonl(out / "entities.jsonl", list(entities))
     _write_jsonl(out / "questions.jsonl", list(questions))
     manifest: dict[str, Any] = {
         "format": "guidedrag-kb",
         "version": 1,
         "name": name,
         "description": description,
-        "license": LICENSE_TEXT,
-        "source": "MuSiQue (HippoRAG subset) with GPT-3.5 OpenIE",
+        "license": license_text,
+        "source": source,
     }
     if vectors and embedder is not None:
         manifest["embedding_model"] = embedder.model_id
         manifest["embedding_dimensions"] = embedder.dimensions
     (out / "bundle.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    (out / "CREDITS.md").write_text(CREDITS, encoding="utf-8")
+    (out / "CREDITS.md").write_text(credits, encoding="utf-8")
     entity_keys = {name_key(e) for p in passages for e in p.entities}
     return {
         "documents": len(titles),

@@ -9,15 +9,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from guidedrag_graph.pipeline.guarantee import guarantee_entities
 from guidedrag_graph.pipeline.results import RetrievalResult
-from guidedrag_graph.retrieval import AllChunks, CompiledSelectionLike, Ranking, Retriever
+from guidedrag_graph.retrieval import (
+    AllChunks,
+    CompiledSelectionLike,
+    RankedChunk,
+    Ranking,
+    Retriever,
+)
 from guidedrag_graph.retrieval.filters import ChunkFilter, FilteredSelection, FilteredTiers
 from guidedrag_graph.schema import SchemaMapping
-from guidedrag_graph.selection import EmptySelection, Selector
+from guidedrag_graph.selection import EmptySelection, Selector, entity
 from guidedrag_graph.steering.boosts import prepare_tiers
 from guidedrag_graph.steering.policy import SteeringPolicy
 from guidedrag_graph.steering.tiers import plan_auto
@@ -34,8 +42,11 @@ def retrieve_auto(
     retriever: Retriever,
     schema: SchemaMapping,
     question_vector: Callable[[Question, dict[str, float]], np.ndarray],
+    guarantee: bool = False,
 ) -> RetrievalResult:
-    """Rank ``asked`` under ``auto`` (``question_vector`` embeds it, timed, only if it ranks)."""
+    """Rank ``asked`` under ``auto`` (``question_vector`` embeds it, timed, only if it ranks);
+    ``guarantee``: every named entity keeps its best chunk in the top k
+    (``pipeline/guarantee.py``)."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     plan = plan_auto(asked.semantics, policy.tier_weights(asked.semantics))
@@ -68,9 +79,39 @@ def retrieve_auto(
             )
         if asked.chunk_filter is not None and ranking.tier_sizes.get("U") == 0:
             empty = no_chunk_passes(asked.chunk_filter)
+        if guarantee and plan.entities and ranking.chunks:
+            ranking = _with_every_entity(asked, plan.entities, ranking, vector, selector, retriever)
     return asked.ranked(
         prepared.text, ranking, timings=timings, notes=notes, steering="auto", empty=empty
     )
+
+
+def _with_every_entity(
+    asked: Question,
+    entities: tuple[str, ...],
+    ranking: Ranking,
+    vector: np.ndarray,
+    selector: Selector,
+    retriever: Retriever,
+) -> Ranking:
+    """``ranking`` with each entity's best chunk put back where none of its chunks made it."""
+    k = len(ranking.chunks)
+    per_entity: list[list[RankedChunk]] = []
+    for name in dict.fromkeys(entities):
+        prepared = selector.prepare(entity(name))
+        if prepared.empty is not None:
+            per_entity.append([])
+            continue
+        own: Any = prepared.compiled
+        if asked.chunk_filter is not None:
+            own = FilteredSelection(own, asked.chunk_filter, selector.schema)
+        order = retriever.order(vector, k=k, ranker="cosine", threshold=None)
+        per_entity.append(retriever.run(order, own).chunks)
+    chunks = guarantee_entities(ranking.chunks, per_entity, k)
+    if [c.id for c in chunks] == [c.id for c in ranking.chunks]:
+        return ranking
+    note = "auto: a named entity's best chunk put back into the top k (multi-passage recall)"
+    return replace(ranking, chunks=chunks, notes=[*ranking.notes, note])
 
 
 def no_chunk_passes(chunk_filter: ChunkFilter) -> EmptySelection:

@@ -29,7 +29,7 @@ from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.generation import Generator
 from guidedrag_graph.pipeline.auto import no_chunk_passes, retrieve_auto
-from guidedrag_graph.pipeline.linked import AutoSemantics, forgive_relations, link_semantics
+from guidedrag_graph.pipeline.linked import AutoSemantics, auto_semantics
 from guidedrag_graph.pipeline.question import Question, RetrieveOptions, Selection
 from guidedrag_graph.pipeline.request import RetrieveRequest
 from guidedrag_graph.pipeline.results import Answer, RetrievalResult
@@ -179,7 +179,14 @@ class GuidedRAG:
             )
             check_fields(chunk_filter, set(rows[0]["keys"]) if rows else set(), self.schema)
         prepared = (
-            self._auto_semantics(request.question, request.semantics, request.link)
+            auto_semantics(
+                self.graph,
+                self.selector,
+                self.embedder,
+                request.question,
+                request.semantics,
+                request.link,
+            )
             if request.auto
             else AutoSemantics(request.semantics)
         )
@@ -195,7 +202,8 @@ class GuidedRAG:
             threshold=request.threshold,
             vector=request.vector,
             chunk_filter=chunk_filter,
-            linked=tuple(n.to_dict() for n in prepared.linked),
+            linked=prepared.linked_dicts(),
+            unknown_names=prepared.unknown,
             notes=prepared.notes,
         )
         if chunk_filter is not None and not self.graph.read(
@@ -212,6 +220,7 @@ class GuidedRAG:
                 retriever=self.retriever,
                 schema=self.schema,
                 question_vector=self._question_vector,
+                guarantee=self.settings.guarantee_entities,
             )
         return retrieve_selection(
             asked,
@@ -222,17 +231,6 @@ class GuidedRAG:
             schema=self.schema,
             question_vector=self._question_vector,
         )
-
-    def _auto_semantics(
-        self, question: str, semantics: Semantics | None, link: bool
-    ) -> AutoSemantics:
-        """``auto``'s semantics: stated entities as given, else linked from the question (unless
-        ``link`` is off); unknown relation types forgiven."""
-        linked = AutoSemantics(semantics)
-        if (semantics is None or not semantics.entities) and link:
-            linked = link_semantics(self.graph, self.selector, question, semantics)
-        forgiven = forgive_relations(self.selector, linked.semantics)
-        return AutoSemantics(forgiven.semantics, linked.linked, linked.notes + forgiven.notes)
 
     def _question_vector(self, asked: Question, timings: dict[str, float]) -> np.ndarray:
         """The caller's vector when it has one (neo4j-graphrag passes ``query_vector``), else

@@ -10,12 +10,30 @@ tier is dropped, each with a note. Hard steering stays strict (the paper's preci
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.identifiers import quote_name
-from guidedrag_graph.linking import EntityLinker
+from guidedrag_graph.link_text import TOKEN
+from guidedrag_graph.linking import EntityLinker, Link
+from guidedrag_graph.name_spans import unknown_names
+from guidedrag_graph.reader import off_loop
+from guidedrag_graph.relation_linking import (
+    RelationLink,
+    candidate_spans,
+    link_relations,
+    links_relations,
+    relation_words,
+    similarity_spans,
+)
+from guidedrag_graph.schema import name_key
 from guidedrag_graph.selection import Selector
 from guidedrag_graph.selection.resolution import SUGGESTED_NAMES
 from guidedrag_graph.semantics import Semantics
@@ -24,6 +42,7 @@ from guidedrag_graph.semantics import Semantics
 # `ask --auto-semantics` has always taken (a question names one or two subjects; more links are
 # mostly common nouns that happen to be entity names).
 LINKED_ENTITIES = 2
+_PARENTHETICAL = re.compile(r"\s*\([^()]*\)\s*$")
 
 
 @dataclass(frozen=True)
@@ -45,26 +64,177 @@ class AutoSemantics:
     semantics: Semantics | None
     linked: tuple[LinkedName, ...] = ()
     notes: tuple[str, ...] = ()
+    relations: tuple[RelationLink, ...] = ()
+    unknown: tuple[str, ...] = ()  # name-like spans no entity link covers
+
+    def linked_dicts(self) -> tuple[dict[str, str], ...]:
+        """What the result reports as ``linked``: entities, then relation types."""
+        return tuple(n.to_dict() for n in self.linked) + tuple(r.to_dict() for r in self.relations)
 
 
 def link_semantics(
-    graph: GraphContext, selector: Selector, question: str, semantics: Semantics | None
+    graph: GraphContext,
+    selector: Selector,
+    question: str,
+    semantics: Semantics | None,
+    *,
+    embedder: Embedder | None = None,
+    relations: str = "auto",
 ) -> AutoSemantics:
     """Entities linked from ``question`` added to ``semantics`` (which names none); linked
-    names the KB does not resolve are left out, so they can never cause an abstention."""
-    links = [lk for lk in EntityLinker(graph).link(question) if not lk.alternate]
+    names the KB does not resolve are left out, so they can never cause an abstention.
+
+    With entities linked and no relation stated, the relation types the question asks about
+    are linked too (``relations``: ``auto`` where the graph's vocabulary is typed, ``on``,
+    ``off``; ``relation_linking.py``), each feeding the ``A_rel`` tier."""
+    found = EntityLinker(graph).link(question)
+    unknown = tuple(unknown_names(question, _char_ranges(question, found)))
+    links = [lk for lk in found if not lk.alternate]
     if not links:
-        return AutoSemantics(semantics, (), ("auto: the entity linker found no entity",))
+        note = "auto: the entity linker found no entity"
+        return AutoSemantics(semantics, (), (note,), unknown=unknown)
     resolution = selector.resolution([lk.name for lk in links], diagnose=False)
     kept = [lk for lk in links if resolution.ids.get(lk.name)][:LINKED_ENTITIES]
     if not kept:
-        return AutoSemantics(semantics, (), ("auto: no linked entity resolved in the KB",))
+        note = "auto: no linked entity resolved in the KB"
+        return AutoSemantics(semantics, (), (note,), unknown=unknown)
     names = tuple(lk.name for lk in kept)
     base = semantics or Semantics()
-    linked = base.model_copy(update={"entities": names, "complexity": 2 if len(names) > 1 else 1})
+    update: dict[str, Any] = {"entities": names, "complexity": 2 if len(names) > 1 else 1}
+    rel_links: tuple[RelationLink, ...] = ()
+    if relations != "off" and not base.relations:
+        rel_links = tuple(
+            question_relations(
+                graph, question, _char_ranges(question, kept), embedder, force=relations == "on"
+            )
+        )
+    if rel_links:
+        update |= {"relations": tuple(r.relation for r in rel_links), "relational": True}
+    linked = base.model_copy(update=update)
+    names_linked = tuple(LinkedName(lk.span.text, lk.name, lk.kind) for lk in kept)
+    return AutoSemantics(linked, names_linked, (), rel_links, unknown)
+
+
+def link_beside_stated(
+    graph: GraphContext, selector: Selector, question: str, semantics: Semantics
+) -> AutoSemantics:
+    """The stated entities, plus the names the question writes beside them (a comparison's
+    other film, a bridge question's second subject), up to the ``LINKED_ENTITIES`` a bare
+    question ranks with. A link whose span is part of a stated name is that name, and is left
+    out; the added names are resolved first, so they never cause an abstention."""
+    stated = [name_key(e) for e in semantics.entities]
+    room = LINKED_ENTITIES - len(stated)
+    if room <= 0:
+        return AutoSemantics(semantics)
+    links = [
+        lk
+        for lk in EntityLinker(graph).link(question)
+        if not lk.alternate
+        and name_key(lk.name) not in stated
+        and not any(k in s for k in lk.span.keys for s in stated)
+    ]
+    if not links:
+        return AutoSemantics(semantics)
+    resolution = selector.resolution([lk.name for lk in links], diagnose=False)
+    kept = [lk for lk in links if resolution.ids.get(lk.name)][:room]
+    if not kept:
+        return AutoSemantics(semantics)
+    names = tuple(semantics.entities) + tuple(lk.name for lk in kept)
+    update: dict[str, Any] = {"entities": names}
+    if "complexity" not in semantics.model_fields_set:
+        update["complexity"] = 2
     return AutoSemantics(
-        linked, tuple(LinkedName(lk.span.text, lk.name, lk.kind) for lk in kept), ()
+        semantics.model_copy(update=update),
+        tuple(LinkedName(lk.span.text, lk.name, lk.kind) for lk in kept),
+        (
+            "auto: named in the question beside the stated entities: "
+            + ", ".join(lk.name for lk in kept),
+        ),
     )
+
+
+def relations_beside_stated(
+    graph: GraphContext,
+    question: str,
+    semantics: Semantics,
+    embedder: Embedder | None,
+    relations: str = "auto",
+) -> AutoSemantics:
+    """Stated entities and no stated relation: the relation types the question asks about,
+    linked as for a bare question (``question_relations``), outside the stated names' words."""
+    if relations == "off" or semantics.relations or not semantics.entities:
+        return AutoSemantics(semantics)
+    excluded = stated_ranges(question, semantics.entities)
+    found = question_relations(graph, question, excluded, embedder, force=relations == "on")
+    if not found:
+        return AutoSemantics(semantics)
+    update = {"relations": tuple(r.relation for r in found), "relational": True}
+    return AutoSemantics(semantics.model_copy(update=update), (), (), tuple(found))
+
+
+def stated_ranges(question: str, names: Sequence[str]) -> list[tuple[int, int]]:
+    """Where the question writes each stated name, or that name without its parenthetical
+    (case-insensitive): the words relation linking leaves alone."""
+    folded = question.casefold()
+    out: list[tuple[int, int]] = []
+    for name in names:
+        for form in dict.fromkeys((name, _PARENTHETICAL.sub("", name))):
+            key = form.casefold().strip()
+            start = folded.find(key) if key else -1
+            while start >= 0:
+                out.append((start, start + len(key)))
+                start = folded.find(key, start + 1)
+    return out
+
+
+def _char_ranges(question: str, links: Sequence[Link]) -> list[tuple[int, int]]:
+    """The character ranges of the links' spans (a span counts words of ``TOKEN``)."""
+    tokens = list(TOKEN.finditer(question))
+    return [
+        (tokens[lk.span.start].start(), tokens[lk.span.end - 1].end())
+        for lk in links
+        if lk.span.end <= len(tokens)
+    ]
+
+
+def relation_type_counts(graph: GraphContext) -> dict[str, int]:
+    """Entity relations per relation type (``cypher/kb_stats_relations.cypher``), kept for
+    the resolution cache's time."""
+    kept: dict[str, int] | None = graph.data.get("relation_type_counts")
+    if kept is not None:
+        return kept
+    rows = graph.read(
+        templates.fragment("kb_stats_relations", graph.schema.relation_mode, graph.schema),
+        {},
+        name="kb_stats_relations",
+    )
+    counts = {str(r["type"]): int(r["n"]) for r in rows if r["type"] is not None}
+    graph.data.put("relation_type_counts", counts)
+    return counts
+
+
+def question_relations(
+    graph: GraphContext,
+    question: str,
+    excluded: Sequence[tuple[int, int]],
+    embedder: Embedder | None,
+    *,
+    force: bool = False,
+) -> list[RelationLink]:
+    """The graph's relation types ``question`` asks about, outside the ``excluded`` (linked
+    entity) ranges; none where the vocabulary is free text, unless ``force``."""
+    counts = relation_type_counts(graph)
+    if not counts or not (force or links_relations(counts)):
+        return []
+    types = sorted(counts)
+    similar: list[RelationLink] = []
+    spans = candidate_spans(question, excluded)
+    if embedder is not None and spans and len(types) > 1:
+        phrases = [" ".join(relation_words(t)) for t in types]
+        # CPU work: off the event loop when an async caller waits (reader.off_loop)
+        vectors = np.asarray(off_loop(embedder.embed_queries, [*spans, *phrases]), dtype=np.float32)
+        similar = similarity_spans(spans, vectors[: len(spans)], types, vectors[len(spans) :])
+    return link_relations(question, types, excluded=excluded, similar=similar)
 
 
 def forgive_relations(selector: Selector, semantics: Semantics | None) -> AutoSemantics:
@@ -96,3 +266,46 @@ def forgive_relations(selector: Selector, semantics: Semantics | None) -> AutoSe
         return AutoSemantics(semantics)
     updated = semantics.model_copy(update={"relations": tuple(dict.fromkeys(kept))})
     return AutoSemantics(updated, (), tuple(notes))
+
+
+def auto_semantics(
+    graph: GraphContext,
+    selector: Selector,
+    embedder: Embedder,
+    question: str,
+    semantics: Semantics | None,
+    link: bool,
+) -> AutoSemantics:
+    """``auto``'s semantics: stated entities as given (with the names the question writes
+    beside them, ``link_beside_stated``), else linked from the question (unless ``link`` is
+    off); the relation types a bare question asks about on a typed graph; unknown relation
+    types forgiven."""
+    settings = graph.settings
+    linked = AutoSemantics(semantics)
+    if semantics is not None and semantics.entities:
+        if link and settings.link_beside_stated:
+            linked = link_beside_stated(graph, selector, question, semantics)
+        if link and linked.semantics is not None:
+            more = relations_beside_stated(
+                graph, question, linked.semantics, embedder, settings.link_relations
+            )
+            linked = AutoSemantics(
+                more.semantics, linked.linked, linked.notes, more.relations, linked.unknown
+            )
+    elif link:
+        linked = link_semantics(
+            graph,
+            selector,
+            question,
+            semantics,
+            embedder=embedder,
+            relations=settings.link_relations,
+        )
+    forgiven = forgive_relations(selector, linked.semantics)
+    return AutoSemantics(
+        forgiven.semantics,
+        linked.linked,
+        linked.notes + forgiven.notes,
+        linked.relations,
+        linked.unknown,
+    )

@@ -60,6 +60,7 @@ class Question:
     vector: np.ndarray | None
     chunk_filter: ChunkFilter | None = None  # filters: the candidates (U) the ranking is over
     linked: tuple[dict[str, str], ...] = ()
+    unknown_names: tuple[str, ...] = ()  # name-like spans of a bare question the KB lacks
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     def abstain(
@@ -83,6 +84,7 @@ class Question:
             timings=timings,
             notes=list(self.notes),
             linked=list(self.linked),
+            unknown_names=list(self.unknown_names),
         )
 
     def ranked(
@@ -110,4 +112,5 @@ class Question:
             after=after,
             steering=steering,
             linked=list(self.linked),
+            unknown_names=list(self.unknown_names),
         )

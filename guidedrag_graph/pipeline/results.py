@@ -40,7 +40,10 @@ class RetrievalResult:
     notes: list[str] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
     tier_sizes: dict[str, int] = field(default_factory=dict)  # auto: chunks in each tier
-    linked: list[dict[str, str]] = field(default_factory=list)  # auto: entities linked
+    # auto: entities ({span, entity, match}) and relation types ({span, relation, match}) linked
+    linked: list[dict[str, str]] = field(default_factory=list)
+    # auto, bare question: spans that look like names and match no entity of the KB
+    unknown_names: list[str] = field(default_factory=list)
 
     @classmethod
     def abstention(
@@ -56,6 +59,7 @@ class RetrievalResult:
         timings: dict[str, float],
         notes: list[str] | None = None,
         linked: list[dict[str, str]] | None = None,
+        unknown_names: list[str] | None = None,
     ) -> RetrievalResult:
         """The KB does not know: nothing was embedded, searched or ranked."""
         return cls(
@@ -73,6 +77,7 @@ class RetrievalResult:
             semantics=semantics,
             notes=list(notes or []),
             linked=list(linked or []),
+            unknown_names=list(unknown_names or []),
         )
 
     @classmethod
@@ -90,6 +95,7 @@ class RetrievalResult:
         after: dict[str, float] | None = None,
         steering: str | None = None,
         linked: list[dict[str, str]] | None = None,
+        unknown_names: list[str] | None = None,
     ) -> RetrievalResult:
         """A ranking's chunks and provenance. ``timings`` are the stages before the ranking and
         ``after`` those after it (explaining an empty selection); ``steering`` overrides the
@@ -115,6 +121,7 @@ class RetrievalResult:
             queries=ranking.queries,
             tier_sizes=ranking.tier_sizes,
             linked=list(linked or []),
+            unknown_names=list(unknown_names or []),
         )
 
     @property
@@ -140,6 +147,7 @@ class RetrievalResult:
             "notes": self.notes,
             "tier_sizes": self.tier_sizes,
             "linked": self.linked,
+            "unknown_names": self.unknown_names,
             "semantics": None
             if self.semantics is None
             else self.semantics.model_dump(mode="json", exclude_defaults=True),
