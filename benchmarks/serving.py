@@ -311,7 +311,7 @@ def _async_call(name: str, settings: Settings, schema: Any, rag: GuidedRAG, fact
         if "driver" not in state:
             state["driver"] = factory.driver(
                 settings.neo4j_uri,
-                auth=(settings.neo4j_user, settings.neo4j_password.get_secret_value()),
+                auth=(settings.neo4j_username, settings.neo4j_password.get_secret_value()),
             )
             state["rag"] = GuidedRAG(
                 settings, async_driver=state["driver"], schema=schema, embedder=rag.embedder

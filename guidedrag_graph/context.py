@@ -59,16 +59,30 @@ def adoption_record(driver: Driver, database: str) -> dict[str, Any]:
 
 
 def adoption_and_version(driver: Driver, database: str) -> tuple[dict[str, Any], frozenset[str]]:
-    """The adoption record and the database's version: the bookmark the server returns for this
+    """The adoption record and the database's version: the bookmark the server returns for a
     read names the last transaction committed to the database, so it changes with every write
-    (ours, another tool's, another process's) and with a database recreated. One round trip,
-    the one ``open`` makes anyway; ``KBState.observe`` compares the version."""
-    rows, version = read_versioned(
-        driver,
-        Read("adoption_settings", templates.query("adoption_settings"), {}),
-        database=database,
+    (ours, another tool's, another process's) and with a database recreated.
+
+    One ``RETURN 1`` round trip gives the version (0.5 ms on loopback, against 3 ms for the
+    adoption query, which lists the labels); the record is read again only when the version
+    moved since the last ``open`` on this driver and database (adoption is itself a write).
+    ``KBState.observe`` compares the version."""
+    _, version = read_versioned(
+        driver, Read("connection_check", templates.query("connection_check"), {}), database=database
     )
-    return (dict(rows[0]["record"]) if rows else {}), version
+    kept = _ADOPTIONS.get(driver, {}).get(database)
+    if kept is not None and kept[0] == version:
+        return dict(kept[1]), version
+    record = adoption_record(driver, database)
+    with _STATES_LOCK:
+        _ADOPTIONS.setdefault(driver, {})[database] = (version, record)
+    return record, version
+
+
+# driver -> database -> (the version it was read at, the adoption record): weak on the driver.
+_ADOPTIONS: weakref.WeakKeyDictionary[Any, dict[str, tuple[frozenset[str], dict[str, Any]]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def adopted_settings(settings: Settings, record: dict[str, Any]) -> dict[str, Any]:
