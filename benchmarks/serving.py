@@ -112,7 +112,15 @@ def async_window(
         await asyncio.gather(*(client(c, began + seconds) for c in range(concurrency)))
         return time.monotonic() - began
 
-    wall = asyncio.run(run())
+    async def run_and_close() -> float:
+        try:
+            return await run()
+        finally:
+            driver = getattr(call, "state", {}).get("driver")
+            if driver is not None:
+                await driver.close()
+
+    wall = asyncio.run(run_and_close())
     return {
         "qps": len(latencies) / wall,
         "latencies": latencies,
@@ -304,7 +312,8 @@ def async_modes(
 
 
 def _async_call(name: str, settings: Settings, schema: Any, rag: GuidedRAG, factory: Any) -> Any:
-    """An awaitable call per question on an ``AsyncDriver`` opened inside the window's loop."""
+    """An awaitable call per question on one ``AsyncDriver`` opened inside the window's loop:
+    one ``GuidedRAG.aopen`` reused (``reused``) or one per call (``new``)."""
     state: dict[str, Any] = {}
 
     async def call(q: Question, v: list[float]) -> object:
@@ -313,16 +322,17 @@ def _async_call(name: str, settings: Settings, schema: Any, rag: GuidedRAG, fact
                 settings.neo4j_uri,
                 auth=(settings.neo4j_username, settings.neo4j_password.get_secret_value()),
             )
-            state["rag"] = GuidedRAG(
-                settings, async_driver=state["driver"], schema=schema, embedder=rag.embedder
-            )  # type: ignore[call-arg]
+            state["rag"] = await GuidedRAG.aopen(
+                settings, driver=state["driver"], schema=schema, embedder=rag.embedder
+            )
         target = state["rag"]
         if name == "new":
-            target = GuidedRAG(
-                settings, async_driver=state["driver"], schema=schema, embedder=rag.embedder
-            )  # type: ignore[call-arg]
+            target = await GuidedRAG.aopen(
+                settings, driver=state["driver"], schema=schema, embedder=rag.embedder
+            )
         return await target.aretrieve(q.question, semantics=q.semantics, query_vector=v, k=5)
 
+    call.state = state
     return call
 
 
