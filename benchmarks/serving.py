@@ -206,11 +206,22 @@ def main(argv: list[str] | None = None) -> int:
             )
             return lambda q, v: retriever.search(query_vector=v, top_k=k)
 
+        kept: list[GuidedRAG] = []  # one per client thread, reused across every window
+        kept_lock = threading.Lock()
+
         def reused_call() -> Call:
-            mine = GuidedRAG(settings, driver=driver, schema=schema, embedder=rag.embedder)
+            with kept_lock:  # a client's instance: one made earlier, or a new one kept for later
+                mine = (
+                    kept.pop()
+                    if kept
+                    else GuidedRAG(settings, driver=driver, schema=schema, embedder=rag.embedder)
+                )
+            done.append(mine)
             return lambda q, v: mine.retrieve(
                 q.question, semantics=q.semantics, query_vector=v, k=k
             )
+
+        done: list[GuidedRAG] = []
 
         def new_call() -> Call:
             def call(q: Question, v: list[float]) -> object:
@@ -241,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(args.rounds):
                 for name, make in modes.items():
                     windows[name].append(window(make, questions, vectors, threads, args.seconds))
+                    kept.extend(done)  # the reused instances go back for the next window
+                    done.clear()
             row = {name: summary(w) for name, w in windows.items()}
             for name in ("reused", "new"):
                 row[name]["ratio_to_vector"] = round(row[name]["qps"] / row["vector"]["qps"], 3)
