@@ -60,16 +60,17 @@ sys.path.insert(0, str(REPO))
 
 from neo4j_graphrag.retrievers import VectorRetriever  # noqa: E402
 
-from guidedrag_graph import db, templates  # noqa: E402
 from guidedrag_graph.config import Settings  # noqa: E402
-from guidedrag_graph.db import connect, server_info  # noqa: E402
+from guidedrag_graph.db import connection as db  # noqa: E402
+from guidedrag_graph.db.connection import connect, server_info  # noqa: E402
 from guidedrag_graph.embeddings import embedder_for  # noqa: E402
 from guidedrag_graph.integrations.neo4j_graphrag import GuidedRetriever  # noqa: E402
 from guidedrag_graph.kb import Question, read_questions  # noqa: E402
-from guidedrag_graph.linking import EntityLinker  # noqa: E402
+from guidedrag_graph.linking.entities import EntityLinker  # noqa: E402
 from guidedrag_graph.pipeline import GuidedRAG  # noqa: E402
-from guidedrag_graph.schema import schema_for  # noqa: E402
+from guidedrag_graph.schema.presets import schema_for  # noqa: E402
 from guidedrag_graph.semantics import Semantics  # noqa: E402
+from guidedrag_graph.templates import queries as templates  # noqa: E402
 
 Door = Callable[[Any, list[float]], object]
 

@@ -24,8 +24,8 @@ from neo4j import Driver, GraphDatabase
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.kb import load_bundle, read_bundle, sample_kb_dir
-from guidedrag_graph.migrate import migrate
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.migration.run import migrate
+from guidedrag_graph.schema.presets import PRESETS
 
 
 def wipe(driver: Driver) -> None:

@@ -35,15 +35,23 @@ def main() -> None:
     lib = install(args.version, cache)
     jars = list(lib.glob("*.jar"))
     size = sum(p.stat().st_size for p in jars)
-    print(f"Neo4j {args.version}: {len(jars)} jars, {size / 2**20:.1f} MiB "
-          f"(install step {time.monotonic() - began:.1f}s; cached if ~0)")
+    print(
+        f"Neo4j {args.version}: {len(jars)} jars, {size / 2**20:.1f} MiB "
+        f"(install step {time.monotonic() - began:.1f}s; cached if ~0)"
+    )
     cold: list[float] = []
     warm: list[float] = []
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory() as tmp:
-            server = LocalNeo4j(Path(tmp), version=args.version, cache_dir=cache,
-                                bolt_port=_port(), http_port=_port(), heap="512m",
-                                pagecache="128m")
+            server = LocalNeo4j(
+                Path(tmp),
+                version=args.version,
+                cache_dir=cache,
+                bolt_port=_port(),
+                http_port=_port(),
+                heap="512m",
+                pagecache="128m",
+            )
             try:
                 cold.append(server.start())
                 server.stop()

@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import connect, server_info
+from guidedrag_graph.db.connection import connect, server_info
 from guidedrag_graph.embeddings import embedder_for
 from guidedrag_graph.kb import load_bundle, read_questions
 from guidedrag_graph.pipeline import GuidedRAG, default_selection
-from guidedrag_graph.schema import schema_for
+from guidedrag_graph.schema.presets import schema_for
 
 
 def main() -> None:

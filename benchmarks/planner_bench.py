@@ -36,12 +36,12 @@ from neo4j import Driver, GraphDatabase
 
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.db import server_info
-from guidedrag_graph.migrate import migrate
+from guidedrag_graph.db.connection import server_info
+from guidedrag_graph.migration.run import migrate
 from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
 from guidedrag_graph.retrieval import paths as retrieval_paths
 from guidedrag_graph.runtime import LocalNeo4j, install_rank_plugin
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -35,7 +35,7 @@ import numpy as np
 from neo4j import Driver, GraphDatabase
 
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
-from guidedrag_graph.db import server_info
+from guidedrag_graph.db.connection import server_info
 from guidedrag_graph.runtime import LocalNeo4j, install_rank_plugin
 
 RESULTS = Path(__file__).resolve().parent / "results"

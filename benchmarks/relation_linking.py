@@ -17,9 +17,9 @@ import json
 import re
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import connect
+from guidedrag_graph.db.connection import connect
 from guidedrag_graph.kb import read_bundle
-from guidedrag_graph.linking import STOP_WORDS
+from guidedrag_graph.linking.entities import STOP_WORDS
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.selection.resolver import stem, type_key
 from guidedrag_graph.semantics import Semantics

@@ -42,10 +42,9 @@ from typing import Any
 import numpy as np
 from neo4j import Driver, GraphDatabase, RoutingControl
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.db import server_info
+from guidedrag_graph.db.connection import server_info
 from guidedrag_graph.kb import sample_kb_dir
 from guidedrag_graph.kb.bulk import bulk_load
 from guidedrag_graph.kb.synthetic import (
@@ -56,8 +55,9 @@ from guidedrag_graph.kb.synthetic import (
 )
 from guidedrag_graph.retrieval import Retriever
 from guidedrag_graph.runtime import LocalNeo4j, install_rank_plugin
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.selection.selector import Selector
+from guidedrag_graph.templates import queries as templates
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SCHEMA = PRESETS["guidedrag"]

@@ -26,9 +26,9 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.kb import read_bundle
 from guidedrag_graph.kb.bundle import Bundle
-from guidedrag_graph.migrate import migrate
+from guidedrag_graph.migration.run import migrate
 from guidedrag_graph.runtime import LocalNeo4j
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.selection import Expr, Selector, entity, hop, khop, near
 
 SCHEMA = PRESETS["guidedrag"]

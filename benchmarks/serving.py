@@ -43,7 +43,7 @@ from doors import questions_and_rag  # noqa: E402
 from neo4j_graphrag.retrievers import VectorRetriever  # noqa: E402
 
 from guidedrag_graph.config import Settings  # noqa: E402
-from guidedrag_graph.db import connect, server_info  # noqa: E402
+from guidedrag_graph.db.connection import connect, server_info  # noqa: E402
 from guidedrag_graph.kb import Question  # noqa: E402
 from guidedrag_graph.pipeline import GuidedRAG  # noqa: E402
 

@@ -24,12 +24,12 @@ from typing import Any
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.db import connect
+from guidedrag_graph.db.connection import connect
 from guidedrag_graph.evaluation.metrics import tagging_accuracy, tags_correct
 from guidedrag_graph.kb import load_bundle, read_questions, sample_kb_dir
 from guidedrag_graph.kb.entity_names import embed_entity_names
-from guidedrag_graph.schema import schema_for
-from guidedrag_graph.tagging import TAGGERS, tagger_for
+from guidedrag_graph.linking.taggers import TAGGERS, tagger_for
+from guidedrag_graph.schema.presets import schema_for
 
 
 def _load() -> str:

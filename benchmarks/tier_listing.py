@@ -47,7 +47,7 @@ sys.path.insert(0, str(REPO))
 from benchmarks.doors import questions_and_rag  # noqa: E402
 from guidedrag_graph.config import Settings  # noqa: E402
 from guidedrag_graph.context import GraphContext  # noqa: E402
-from guidedrag_graph.db import connect  # noqa: E402
+from guidedrag_graph.db.connection import connect  # noqa: E402
 from guidedrag_graph.kb import Question  # noqa: E402
 from guidedrag_graph.retrieval import Retriever  # noqa: E402
 from guidedrag_graph.retrieval.planner import MEASURED_TIER_LIST_MAX  # noqa: E402
@@ -55,7 +55,7 @@ from guidedrag_graph.selection import Expr  # noqa: E402
 from guidedrag_graph.selection.compiler import compile_plan  # noqa: E402
 from guidedrag_graph.selection.primitives import Resolved  # noqa: E402
 from guidedrag_graph.semantics import Semantics  # noqa: E402
-from guidedrag_graph.steering.boosts import prepare_tiers  # noqa: E402
+from guidedrag_graph.steering.tier_prep import prepare_tiers  # noqa: E402
 from guidedrag_graph.steering.tiers import TierWeights, plan_auto  # noqa: E402
 
 LISTED, LOWER, UNLISTED, DEFAULT = "listed", "lower bound only", "unlisted", "default"

@@ -44,10 +44,10 @@ from neo4j import READ_ACCESS  # noqa: E402
 from neo4j_graphrag.retrievers import VectorRetriever  # noqa: E402
 
 from benchmarks.doors import ReadOnce, patch_reads, questions_and_rag  # noqa: E402
-from guidedrag_graph import templates  # noqa: E402
 from guidedrag_graph.config import Settings  # noqa: E402
-from guidedrag_graph.db import connect  # noqa: E402
+from guidedrag_graph.db.connection import connect  # noqa: E402
 from guidedrag_graph.pipeline import GuidedRAG  # noqa: E402
+from guidedrag_graph.templates import queries as templates  # noqa: E402
 
 Read = tuple[str, dict[str, Any]]
 TIER_IDS = re.compile(r"sel_\d+_ids")

@@ -1,4 +1,4 @@
-// link_entities — candidate entities for the entity linker (guidedrag_graph/linking.py): every
+// link_entities — candidate entities for the entity linker (guidedrag_graph/linking/entities.py): every
 // entity whose normalised name equals one of the question's word n-grams ($grams, each already
 // name_key-normalised), or is such an n-gram plus a disambiguator ("mercury (planet)",
 // "paris, texas"), found by index seeks on name_key (V0002: equality and STARTS WITH range

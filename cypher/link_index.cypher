@@ -1,5 +1,5 @@
 // link_index — every entity of the KB with the keys the entity linker matches spans against
-// (guidedrag_graph/link_index.py), read once per GUIDEDRAG_RESOLUTION_CACHE_S so that linking
+// (guidedrag_graph/linking/index.py), read once per GUIDEDRAG_RESOLUTION_CACHE_S so that linking
 // a question asks Neo4j nothing. The same columns as link_entities, for every entity instead of
 // a question's candidates: its normalised name and alias keys, its mention count (capped at
 // $mention_cap chunks, so a hub entity costs no more than that) and whether a document is

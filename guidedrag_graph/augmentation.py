@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.retrieval import RankedChunk
-from guidedrag_graph.schema import name_key
+from guidedrag_graph.schema.presets import name_key
 from guidedrag_graph.semantics import Semantics
+from guidedrag_graph.templates import queries as templates
 
 SYSTEM_PROMPT = (
     "You answer questions using ONLY the context chunks given. Every claim must cite the id of "

@@ -15,7 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.identifiers import mask_credentials
-from guidedrag_graph.schema import identifier_problem
+from guidedrag_graph.schema.presets import identifier_problem
 from guidedrag_graph.vocabulary import SchemaPreset, Steering, Tagger
 
 DEFAULT_NEO4J_VERSION = "2026.08.1"

@@ -23,11 +23,11 @@ from typing import Any, TypeVar
 
 from neo4j import Driver
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import ServerInfo, connect, procedure_available, server_info
-from guidedrag_graph.reader import Read, read, read_versioned
-from guidedrag_graph.schema import SchemaMapping, schema_from_settings
+from guidedrag_graph.db.connection import ServerInfo, connect, procedure_available, server_info
+from guidedrag_graph.db.reads import Read, read, read_versioned
+from guidedrag_graph.schema.presets import SchemaMapping, schema_from_settings
+from guidedrag_graph.templates import queries as templates
 
 _T = TypeVar("_T")
 

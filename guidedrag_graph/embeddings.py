@@ -27,9 +27,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 from neo4j import Driver, RoutingControl
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError, EmbeddingError
+from guidedrag_graph.templates import queries as templates
 
 Kind = Literal["query", "passage"]
 

@@ -1,6 +1,7 @@
 """The one quoting function for Cypher names, and the read-time check of names a person writes.
 
-Split out of ``schema.py`` so the rule every identifier passes through stands alone, below the
+Split out of ``schema/presets.py`` so the rule every identifier passes through stands alone, below
+the
 schema mapping, the settings and the renderer that all use it: nothing here knows where a name
 comes from, only whether it can be quoted (``escape_identifier``) and whether a person may write
 it (``identifier_problem``). ``schema`` and ``templates`` re-export both names.

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.templates import queries as templates
 from guidedrag_graph.vocabulary import PATHS, RANKERS, STEERINGS, Path, Ranker, Steering, one_of
 
 if TYPE_CHECKING:

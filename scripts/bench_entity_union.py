@@ -25,11 +25,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.db import read_query
+from guidedrag_graph.db.connection import read_query
 from guidedrag_graph.errors import QueryTimeoutError
 from guidedrag_graph.kb import load_bundle, read_bundle, sample_kb_dir
 from guidedrag_graph.runtime import LocalNeo4j
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.selection import Selector, entity
 from guidedrag_graph.selection.compiler import compile_plan
 from scripts.reliability_fuzz import free_port

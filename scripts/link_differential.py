@@ -1,8 +1,9 @@
 """Differential check of the entity linker: another version's ``link()`` against this one's.
 
-The in-process key index (``guidedrag_graph/link_index.py``) must link exactly what the query
+The in-process key index (``guidedrag_graph/linking/index.py``) must link exactly what the query
 path linked. This links every question of a bundle (and, with ``--extra``, more texts) with an
-old ``linking.py`` (``git show main:guidedrag_graph/linking.py > /tmp/old_linking.py``) and with
+old ``linking/entities.py`` (``git show main:guidedrag_graph/linking/entities.py >
+/tmp/old_linking.py``) and with
 this checkout's linker — in-process and by query — on one server, READ transactions only, and
 prints how many differ, with the differences. Compared: every field of every Link, in order
 (name, kind, the span's words, text and keys, mentions, document subject, context, alternate).
@@ -27,7 +28,7 @@ from typing import Any
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.kb import read_questions
-from guidedrag_graph.linking import EntityLinker
+from guidedrag_graph.linking.entities import EntityLinker
 
 
 def _module(path: Path) -> ModuleType:
@@ -81,7 +82,7 @@ def _texts(bundle: Path, extra: Path | None, chunks: int) -> dict[str, list[str]
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("old", type=Path, help="the other version's linking.py")
+    parser.add_argument("old", type=Path, help="the other version's linking/entities.py")
     parser.add_argument("bundle", type=Path, help="a bundle folder (questions.jsonl)")
     parser.add_argument("--extra", type=Path, help="a MuSiQue JSON file: its sub-questions too")
     parser.add_argument("--chunks", type=int, default=0, help="this many chunk sentences too")

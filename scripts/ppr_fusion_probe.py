@@ -25,7 +25,7 @@ import numpy as np
 
 from benchmarks.doors import questions_and_rag
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import connect
+from guidedrag_graph.db.connection import connect
 from guidedrag_graph.evaluation.peers import Peers
 from guidedrag_graph.evaluation.rows import Formulation
 

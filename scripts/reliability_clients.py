@@ -46,14 +46,14 @@ sys.path.insert(0, str(REPO))
 
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings  # noqa: E402
 from guidedrag_graph.context import GraphContext  # noqa: E402
-from guidedrag_graph.db import connect  # noqa: E402
+from guidedrag_graph.db.connection import connect  # noqa: E402
 from guidedrag_graph.errors import GuidedRAGError  # noqa: E402
 from guidedrag_graph.kb import Question, load_bundle, read_bundle, sample_kb_dir  # noqa: E402
 from guidedrag_graph.pipeline import GuidedRAG, default_selection  # noqa: E402
 from guidedrag_graph.runtime import LocalNeo4j  # noqa: E402
-from guidedrag_graph.schema import PRESETS  # noqa: E402
+from guidedrag_graph.schema.presets import PRESETS  # noqa: E402
 from guidedrag_graph.selection import Selector, khop, near  # noqa: E402
-from guidedrag_graph.templates import query  # noqa: E402
+from guidedrag_graph.templates.queries import query  # noqa: E402
 
 
 def load_text() -> str:

@@ -31,7 +31,7 @@ from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.kb import load_bundle, read_bundle, sample_kb_dir
 from guidedrag_graph.runtime import LocalNeo4j
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.selection import Selector
 from guidedrag_graph.testing.selection_fuzz import (
     Outcome,

@@ -30,12 +30,12 @@ from typing import Any
 
 from neo4j import Driver, GraphDatabase
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION
 from guidedrag_graph.kb import sample_kb_dir
 from guidedrag_graph.kb.synthetic import SyntheticSpec, write_synthetic_bundle
 from guidedrag_graph.runtime import LocalNeo4j
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
+from guidedrag_graph.templates import queries as templates
 
 SCHEMA = PRESETS["guidedrag"]
 PASSWORD = "reliability-pw-1"

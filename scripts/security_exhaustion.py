@@ -47,12 +47,12 @@ from neo4j import Driver  # noqa: E402
 
 from guidedrag_graph.config import Settings, load_settings  # noqa: E402
 from guidedrag_graph.context import GraphContext  # noqa: E402
-from guidedrag_graph.db import connect, read_query  # noqa: E402
+from guidedrag_graph.db.connection import connect, read_query  # noqa: E402
 from guidedrag_graph.errors import GuidedRAGError  # noqa: E402
 from guidedrag_graph.kb import load_bundle, read_bundle, sample_kb_dir  # noqa: E402
-from guidedrag_graph.schema import PRESETS  # noqa: E402
+from guidedrag_graph.schema.presets import PRESETS  # noqa: E402
 from guidedrag_graph.selection import Expr, Selector, khop, near  # noqa: E402
-from guidedrag_graph.templates import query  # noqa: E402
+from guidedrag_graph.templates.queries import query  # noqa: E402
 from guidedrag_graph.testing.selection_fuzz import running_transactions  # noqa: E402
 
 # The timeout, the cost bound's refusal, and the memory limit's (a query that would overdraw the

@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from guidedrag_graph.config import load_settings  # noqa: E402
-from guidedrag_graph.db import connect  # noqa: E402
+from guidedrag_graph.db.connection import connect  # noqa: E402
 from scripts.security_exhaustion import ensure_sample  # noqa: E402
 from tests.security import hostile_names, listener  # noqa: E402
 from tests.security_fuzz import Figures, compile_fuzz, db_fuzz  # noqa: E402

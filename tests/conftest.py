@@ -20,9 +20,9 @@ from neo4j import Driver, GraphDatabase
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.kb import Bundle, load_bundle, read_bundle, sample_kb_dir
-from guidedrag_graph.migrate import migrate
+from guidedrag_graph.migration.run import migrate
 from guidedrag_graph.runtime import LocalNeo4j, install_rank_plugin
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from tests.tiny_corpus import write_bundle
 
 TEST_PASSWORD = "guidedrag-test-pw"

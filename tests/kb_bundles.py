@@ -12,7 +12,7 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.kb import kb_stats
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
 
 
 def _unit(seed: int, dims: int = 384) -> list[float]:

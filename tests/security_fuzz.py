@@ -31,17 +31,17 @@ from typing import Any
 from neo4j import Driver
 from pydantic import ValidationError
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import GuidedRAGError
-from guidedrag_graph.migrate import discover, index_names
+from guidedrag_graph.migration.run import discover, index_names
 from guidedrag_graph.resources import cypher_dir
 from guidedrag_graph.retrieval.filters import compile_filter
-from guidedrag_graph.schema import PRESETS, SchemaMapping, load_schema_file
+from guidedrag_graph.schema.presets import PRESETS, SchemaMapping, load_schema_file
 from guidedrag_graph.selection import Selector, hop
 from guidedrag_graph.selection.compiler import compile_plan
 from guidedrag_graph.selection.primitives import Resolved
+from guidedrag_graph.templates import queries as templates
 from tests.security import quoted_parts, safely_quoted, schema_names, shape, snapshot
 
 # Mapping fields that become identifiers, with their mapping-file section and key.

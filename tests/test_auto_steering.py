@@ -19,15 +19,15 @@ from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.evaluation import calibration as cal
 from guidedrag_graph.kb import read_questions, sample_kb_dir
-from guidedrag_graph.migrate import migrate
+from guidedrag_graph.migration.run import migrate
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.retrieval import Retriever
-from guidedrag_graph.schema import PRESETS, relation_type_name
+from guidedrag_graph.schema.presets import PRESETS, relation_type_name
 from guidedrag_graph.selection import Selector
 from guidedrag_graph.selection.evaluator import InMemoryGraph, evaluate_tiers
 from guidedrag_graph.semantics import Semantics
-from guidedrag_graph.steering.boosts import prepare_tiers
 from guidedrag_graph.steering.policy import SteeringPolicy
+from guidedrag_graph.steering.tier_prep import prepare_tiers
 from guidedrag_graph.steering.tiers import TierWeights, plan_auto
 from guidedrag_graph.testing.memory_graph import load_graph
 from tests.conftest import _wipe_nodes, wipe

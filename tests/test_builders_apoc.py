@@ -19,14 +19,10 @@ def test_apoc_exists_for_526_only() -> None:
 
 
 def test_install_with_apoc_refuses_a_calver_server_before_downloading() -> None:
-    result = CliRunner().invoke(
-        cli, ["neo4j", "install", "--with-apoc", "--version", "2026.08.1"]
-    )
+    result = CliRunner().invoke(cli, ["neo4j", "install", "--with-apoc", "--version", "2026.08.1"])
     assert result.exit_code != 0
     assert isinstance(result.exception, Neo4jRuntimeError)
-    assert "no APOC Core release on Maven Central matches Neo4j 2026.08.1" in str(
-        result.exception
-    )
+    assert "no APOC Core release on Maven Central matches Neo4j 2026.08.1" in str(result.exception)
 
 
 @pytest.mark.neo4j
@@ -39,8 +35,11 @@ def test_the_apoc_server_runs_the_procedures_the_writers_call(apoc_driver: Drive
     }
     # neo4j-graphrag, LangChain and LlamaIndex writers (see docs/existing-kgs.md)
     assert {
-        "apoc.merge.relationship", "apoc.merge.node", "apoc.create.addLabels",
-        "apoc.meta.data", "apoc.refactor.mergeNodes",
+        "apoc.merge.relationship",
+        "apoc.merge.node",
+        "apoc.create.addLabels",
+        "apoc.meta.data",
+        "apoc.refactor.mergeNodes",
     } <= names
     record = apoc_driver.execute_query("RETURN apoc.map.clean({a: 1, b: null}, [], []) AS m")
     assert record.records[0]["m"] == {"a": 1}

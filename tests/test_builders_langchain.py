@@ -19,12 +19,12 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.db.fit import schema_mismatch
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.kb.adopt import adopt
 from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping
-from guidedrag_graph.mapping_fit import schema_mismatch
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.testing.builders_corpus import DOCUMENTS, ENTITIES, extract
 from guidedrag_graph.testing.retrieval_conformance import RetrievalConformance
 from tests.adopted_cli import check_adopted_graph_needs_no_variable
@@ -51,9 +51,7 @@ def build_with_langchain(settings: Settings, embedder: Embedder) -> None:
             return [float(x) for x in embedder.embed_queries([text])[0]]
 
     password = settings.neo4j_password.get_secret_value()
-    graph = Neo4jGraph(
-        url=settings.neo4j_uri, username=settings.neo4j_username, password=password
-    )
+    graph = Neo4jGraph(url=settings.neo4j_uri, username=settings.neo4j_username, password=password)
     documents = []
     for title, text in DOCUMENTS.items():
         found = extract(text)
@@ -134,8 +132,16 @@ def test_inspect_proposes_the_preset(apoc_driver: Driver, graph: Settings) -> No
     fields: dict[str, Any] = {
         name: getattr(PRESET, name)
         for name in (
-            "chunk_label", "document_label", "entity_label", "part_of_type", "mentions_type",
-            "mentions_direction", "chunk_id", "chunk_text", "chunk_embedding", "entity_id",
+            "chunk_label",
+            "document_label",
+            "entity_label",
+            "part_of_type",
+            "mentions_type",
+            "mentions_direction",
+            "chunk_id",
+            "chunk_text",
+            "chunk_embedding",
+            "entity_id",
             "document_title",
         )
     }

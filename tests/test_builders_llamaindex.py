@@ -21,12 +21,12 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.db.fit import schema_mismatch
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.kb.adopt import adopt
 from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping
-from guidedrag_graph.mapping_fit import schema_mismatch
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.testing.builders_corpus import DOCUMENTS, ENTITIES, extract
 from guidedrag_graph.testing.retrieval_conformance import RetrievalConformance
 from tests.adopted_cli import check_adopted_graph_needs_no_variable
@@ -152,8 +152,16 @@ def test_guided_retrieval_on_llamaindexs_graph(
 def test_inspect_proposes_the_preset(apoc_driver: Driver, graph: Settings) -> None:
     proposed, _ = propose_mapping(inspect_graph(apoc_driver, graph.neo4j_database))
     for name in (
-        "chunk_label", "entity_label", "part_of_type", "mentions_type", "mentions_direction",
-        "chunk_id", "chunk_text", "chunk_embedding", "entity_id", "entity_name",
+        "chunk_label",
+        "entity_label",
+        "part_of_type",
+        "mentions_type",
+        "mentions_direction",
+        "chunk_id",
+        "chunk_text",
+        "chunk_embedding",
+        "entity_id",
+        "entity_name",
         "document_title",
     ):
         assert getattr(proposed, name) == getattr(PRESET, name), name

@@ -20,12 +20,12 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.db.fit import schema_mismatch
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.kb.adopt import adopt, unadopt
 from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping
-from guidedrag_graph.mapping_fit import schema_mismatch
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.schema import ELEMENT_ID, PRESETS
+from guidedrag_graph.schema.presets import ELEMENT_ID, PRESETS
 from guidedrag_graph.selection.selector import Selector
 from guidedrag_graph.testing.builders_corpus import (
     DOCUMENTS,
@@ -174,8 +174,16 @@ def test_inspect_proposes_the_preset(apoc_driver: Driver, graph: Settings) -> No
     proposed, _notes = propose_mapping(inspect_graph(apoc_driver, graph.neo4j_database))
     preset = PRESETS["neo4j-graphrag-builder"]
     for name in (
-        "chunk_label", "entity_label", "document_label", "part_of_type", "mentions_type",
-        "mentions_direction", "chunk_text", "chunk_embedding", "chunk_id", "entity_name",
+        "chunk_label",
+        "entity_label",
+        "document_label",
+        "part_of_type",
+        "mentions_type",
+        "mentions_direction",
+        "chunk_text",
+        "chunk_embedding",
+        "chunk_id",
+        "entity_name",
         "next_chunk_type",
     ):
         if name == "next_chunk_type":

@@ -188,7 +188,7 @@ def test_new_driver_turns_server_notifications_off(
 ) -> None:
     from neo4j import GraphDatabase
 
-    from guidedrag_graph.db import new_driver
+    from guidedrag_graph.db.connection import new_driver
 
     auth = (settings.neo4j_username, settings.neo4j_password.get_secret_value())
     query = "MATCH (n:NoSuchLabelAnywhere) RETURN n"  # the server warns: unknown label

@@ -48,7 +48,7 @@ def test_unreachable_neo4j_says_where_it_tried(
 
 
 def test_unreachable_neo4j_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from guidedrag_graph.db import connect
+    from guidedrag_graph.db.connection import connect
     from guidedrag_graph.errors import DatabaseUnavailableError
 
     settings = Settings(_env_file=None, neo4j_uri="bolt://127.0.0.1:1")  # type: ignore[call-arg]

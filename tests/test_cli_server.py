@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
-from guidedrag_graph.db import connect
+from guidedrag_graph.db.connection import connect
 from guidedrag_graph.kb import read_bundle, sample_kb_dir
 from guidedrag_graph.runtime import LocalNeo4j
 from tests.cli_run import error_line, run_cli
@@ -273,9 +273,9 @@ def test_a_server_that_does_not_answer_is_a_timeout_at_the_deadline(own: OwnServ
     """A frozen server (SIGSTOP: what a long GC pause or an oversubscribed host looks like to
     a client) cannot end the transaction at its timeout; the read still returns at the timeout
     plus the grace, as a QueryTimeoutError, and the same driver works once the server is back."""
-    from guidedrag_graph.db import read_query
+    from guidedrag_graph.db.connection import read_query
+    from guidedrag_graph.db.deadline import GRACE_S
     from guidedrag_graph.errors import QueryTimeoutError
-    from guidedrag_graph.read_deadline import GRACE_S
 
     driver = connect(own.settings())
     pid = own.server.status().pid

@@ -119,7 +119,7 @@ def test_alias_fields_are_named_as_users_set_them() -> None:
 
 
 def test_relation_mode_setting_reaches_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
-    from guidedrag_graph.schema import schema_from_settings
+    from guidedrag_graph.schema.presets import schema_from_settings
 
     monkeypatch.setenv("GUIDEDRAG_SCHEMA_PRESET", "neo4j-graphrag")
     monkeypatch.delenv("GUIDEDRAG_RELATION_MODE", raising=False)

@@ -14,10 +14,10 @@ import pytest
 from neo4j import READ_ACCESS, Driver, Query, Record
 from neo4j.exceptions import DriverError, Neo4jError
 
-from guidedrag_graph import db
 from guidedrag_graph.config import Settings
-from guidedrag_graph.driver_io import _CUT_THREADS, ReadCut, UnloggedList, cut_off, row, unlogged
-from guidedrag_graph.read_deadline import TICK_S, DeadlinePassed
+from guidedrag_graph.db import connection as db
+from guidedrag_graph.db.deadline import TICK_S, DeadlinePassed
+from guidedrag_graph.db.driver_io import _CUT_THREADS, ReadCut, UnloggedList, cut_off, row, unlogged
 from guidedrag_graph.testing.selection_fuzz import running_transactions
 
 # Runs for minutes unless it is stopped: what a read looks like to a client whose server is late.

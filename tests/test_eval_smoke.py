@@ -19,7 +19,7 @@ from guidedrag_graph.evaluation.harness import EvalOptions, clear_kb, run_evalua
 from guidedrag_graph.evaluation.records import EvalRun
 from guidedrag_graph.kb import Bundle, load_bundle, read_bundle, sample_kb_dir
 from guidedrag_graph.kb import sample_unanswerable_kb_dir as unanswerable_dir
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
 

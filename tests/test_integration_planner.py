@@ -14,13 +14,13 @@ import pytest
 from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import Neo4jError
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.db import server_info
+from guidedrag_graph.db.connection import server_info
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
+from guidedrag_graph.templates import queries as templates
 from tests.vectors import DIM, numpy_top, unit, write_chunks
 
 pytestmark = pytest.mark.neo4j

@@ -16,7 +16,7 @@ from guidedrag_graph.kb import sample_kb_dir
 from guidedrag_graph.kb.bulk import bulk_load
 from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
 from guidedrag_graph.runtime import LocalNeo4j
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from tests.conftest import TEST_PASSWORD, cache_dir, free_port, sample_bundle
 from tests.kb_bundles import graph_counts
 

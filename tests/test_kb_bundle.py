@@ -1,4 +1,5 @@
-"""Bundle reader: every malformed input fails with ``file:line: what is wrong`` and resolves refs."""
+"""Bundle reader: every malformed input fails with ``file:line: what is wrong`` and resolves
+refs."""
 
 # ruff: noqa: E501  (tables of bundle rows read better on one line each)
 
@@ -12,7 +13,7 @@ import pytest
 
 from guidedrag_graph.errors import BundleError
 from guidedrag_graph.kb import read_bundle, sample_kb_dir, sample_unanswerable_kb_dir
-from guidedrag_graph.schema import name_key
+from guidedrag_graph.schema.presets import name_key
 
 
 def write_bundle(root: Path, files: dict[str, list[dict[str, Any]] | str]) -> Path:

@@ -13,7 +13,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import BundleError, DatabaseUnavailableError
 from guidedrag_graph.kb import load_bundle, read_bundle
 from guidedrag_graph.kb.bundle import safe_relation_type
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from tests.conftest import free_port
 from tests.kb_bundles import make_bundle
 

@@ -21,8 +21,8 @@ from guidedrag_graph.cli import cli
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import BundleError, EmbeddingError
 from guidedrag_graph.kb import load_bundle, read_bundle
-from guidedrag_graph.migrate import migrate
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.migration.run import migrate
+from guidedrag_graph.schema.presets import PRESETS
 from tests.conftest import sample_bundle, wipe
 from tests.kb_bundles import graph_counts, make_bundle
 

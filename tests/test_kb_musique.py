@@ -10,7 +10,7 @@ import pytest
 
 from guidedrag_graph.kb import read_bundle
 from guidedrag_graph.kb.musique import chunk_id_for, convert_musique
-from guidedrag_graph.schema import name_key
+from guidedrag_graph.schema.presets import name_key
 
 # The shared data sits beside the checkout (CI clones next to a copy of shared/). Where it is
 # missing these tests fail rather than skip: a skip would pass CI without testing the converter.

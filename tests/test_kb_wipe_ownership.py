@@ -18,7 +18,7 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.kb import load_bundle
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from tests.adopted_cli import connection_only
 from tests.cli_run import run_cli
 from tests.kb_bundles import make_bundle

@@ -1,4 +1,4 @@
-"""The entity linker's in-process key index (``link_index.py``) against the real Neo4j.
+"""The entity linker's in-process key index (``linking/index.py``) against the real Neo4j.
 
 Linking with the KB's keys held in-process must give exactly what the query path gives
 (``link_by_query``), ask Neo4j nothing once the index is held, see a load when the cache
@@ -18,10 +18,11 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from neo4j import Driver
 
-from guidedrag_graph import link_text
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.link_text import (
+from guidedrag_graph.linking import text as link_text
+from guidedrag_graph.linking.entities import EntityLinker
+from guidedrag_graph.linking.text import (
     KeyIndex,
     candidate,
     fold,
@@ -30,8 +31,7 @@ from guidedrag_graph.link_text import (
     matched_spans,
     question_spans,
 )
-from guidedrag_graph.linking import EntityLinker
-from guidedrag_graph.schema import name_key
+from guidedrag_graph.schema.presets import name_key
 from tests.probes import CountingDriver
 from tests.test_linking import linker_kb  # noqa: F401  (the fixture)
 

@@ -21,10 +21,10 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.kb import load_bundle
-from guidedrag_graph.linking import EntityLinker, fold, fulltext_query, question_spans
-from guidedrag_graph.migrate import migrate
-from guidedrag_graph.schema import PRESETS
-from guidedrag_graph.tagging import tagger_for
+from guidedrag_graph.linking.entities import EntityLinker, fold, fulltext_query, question_spans
+from guidedrag_graph.linking.taggers import tagger_for
+from guidedrag_graph.migration.run import migrate
+from guidedrag_graph.schema.presets import PRESETS
 from tests.conftest import wipe
 from tests.probes import CountingDriver
 

@@ -10,11 +10,11 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import server_info
+from guidedrag_graph.db.connection import server_info
 from guidedrag_graph.errors import MigrationError
-from guidedrag_graph.migrate import discover, migrate, status
+from guidedrag_graph.migration.run import discover, migrate, status
 from guidedrag_graph.resources import migrations_dir
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 
 GUIDEDRAG = PRESETS["guidedrag"]
 

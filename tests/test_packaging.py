@@ -28,7 +28,7 @@ PROBE = """
 import guidedrag_graph, sys
 from pathlib import Path
 from guidedrag_graph.resources import cypher_dir, cypher_template, migrations_dir, plugin_dir
-from guidedrag_graph.migrate import discover
+from guidedrag_graph.migration.run import discover
 from guidedrag_graph.kb import sample_kb_dir
 assert Path(guidedrag_graph.__file__).is_relative_to(sys.argv[1]), guidedrag_graph.__file__
 assert cypher_dir().is_relative_to(sys.argv[1]), cypher_dir()

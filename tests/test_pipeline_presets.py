@@ -9,9 +9,9 @@ from neo4j import Driver
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.kb import load_bundle
-from guidedrag_graph.migrate import migrate
+from guidedrag_graph.migration.run import migrate
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.semantics import Semantics
 from tests.conftest import wipe
 from tests.tiny_corpus import write_bundle

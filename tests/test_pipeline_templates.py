@@ -18,12 +18,12 @@ from neo4j.graph import Node, Relationship
 
 from guidedrag_graph.cli import cli
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import server_info
+from guidedrag_graph.db.connection import server_info
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.retrieval.filters import compile_filter
-from guidedrag_graph.schema import PRESETS
-from guidedrag_graph.templates import browser_script, query
+from guidedrag_graph.schema.presets import PRESETS
+from guidedrag_graph.templates.queries import browser_script, query
 from tests.template_scripts import (
     NAMES,
     as_written,

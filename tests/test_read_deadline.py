@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from guidedrag_graph.read_deadline import (
+from guidedrag_graph.db.deadline import (
     _WATCHDOG,
     TICK_S,
     Deadline,

@@ -26,7 +26,7 @@ LINE = re.compile(r"^read (\w+) \{.*\} in \d+\.\d\d ms: \d+ rows$")
 
 
 def _lines(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "guidedrag_graph.reader"]
+    return [r.getMessage() for r in caplog.records if r.name == "guidedrag_graph.db.reads"]
 
 
 def test_every_read_of_a_retrieval_is_logged_once(
@@ -37,7 +37,7 @@ def test_every_read_of_a_retrieval_is_logged_once(
 ) -> None:
     driver = CountingDriver(sample_db)  # every query the server is sent, however it is sent
     vector = [float(x) for x in embedder.embed_queries([QUESTION])[0]]
-    caplog.set_level(logging.DEBUG, logger="guidedrag_graph.reader")
+    caplog.set_level(logging.DEBUG, logger="guidedrag_graph.db.reads")
     with GuidedRAG(settings, driver=driver, embedder=embedder) as rag:  # type: ignore[arg-type]
         rag.graph.data.clear()
         result = rag.retrieve(QUESTION, query_vector=vector, filters={"position": {"$gte": 0}})
@@ -59,7 +59,7 @@ def test_every_read_of_a_retrieval_is_logged_once(
 def test_the_async_path_logs_through_the_same_function(
     sample_db: Driver, settings: Settings, embedder: Embedder, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="guidedrag_graph.reader")
+    caplog.set_level(logging.DEBUG, logger="guidedrag_graph.db.reads")
 
     async def run() -> None:
         async with await GuidedRAG.aopen(settings, embedder=embedder) as rag:
@@ -76,7 +76,7 @@ def test_the_async_path_logs_through_the_same_function(
 def test_nothing_is_formatted_when_debug_is_off(
     sample_db: Driver, settings: Settings, embedder: Embedder, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="guidedrag_graph.reader")
+    caplog.set_level(logging.INFO, logger="guidedrag_graph.db.reads")
     with GuidedRAG(settings, driver=sample_db, embedder=embedder) as rag:
         rag.retrieve(QUESTION, k=2)
     assert _lines(caplog) == []

@@ -9,10 +9,11 @@ from typing import get_args
 import click
 import pytest
 
-from guidedrag_graph import schema, vocabulary
+from guidedrag_graph import vocabulary
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.retrieval.ordering import RANKER_REGISTRY, ranker_named
+from guidedrag_graph.schema import presets as schema
 
 
 def _choices(*path: str) -> tuple[str, ...]:

@@ -14,18 +14,18 @@ from neo4j import Driver
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.kb import load_bundle, read_bundle
-from guidedrag_graph.migrate import migrate
-from guidedrag_graph.name_spans import unknown_names
-from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.pipeline.linked import stated_ranges
-from guidedrag_graph.relation_linking import (
+from guidedrag_graph.linking.name_spans import unknown_names
+from guidedrag_graph.linking.relations import (
     RelationLink,
     link_relations,
     links_relations,
     similarity_spans,
     vocabulary_kind,
 )
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.migration.run import migrate
+from guidedrag_graph.pipeline import GuidedRAG
+from guidedrag_graph.pipeline.linked import stated_ranges
+from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.semantics import Semantics
 from tests.conftest import wipe
 

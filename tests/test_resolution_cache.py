@@ -103,7 +103,7 @@ def test_a_hard_selection_costs_one_round_trip_and_brings_its_size(
 ) -> None:
     """Names cached, a hard selection is sized and ranked by one query (the planner's choice
     made in it): exact/plugin for a small selection, filtered SEARCH past the exact limit."""
-    from guidedrag_graph.db import server_info
+    from guidedrag_graph.db.connection import server_info
 
     if not server_info(tiny_kb).supports_search_in_filter:
         pytest.skip("one-query planning needs filtered SEARCH (Neo4j 2026.06+); 5.26 sizes first")
@@ -134,7 +134,7 @@ def test_a_question_asked_again_reuses_its_compiled_tiers_until_the_cache_expire
     """The compiled tiers (and their cost check) are kept with the names they were compiled
     from: the same plan and resolution give the same object, an expired cache a new one, and
     the ranking is the same either way."""
-    from guidedrag_graph.steering.boosts import prepare_tiers
+    from guidedrag_graph.steering.tier_prep import prepare_tiers
     from guidedrag_graph.steering.tiers import plan_auto
 
     short = settings.model_copy(update={"resolution_cache_s": 0.3})

@@ -14,7 +14,7 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.db import procedure_available, server_info
+from guidedrag_graph.db.connection import procedure_available, server_info
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.retrieval import RANK_PROCEDURE, AllChunks, ChunkIdSelection, Retriever, mmr
 from tests.vectors import DIM, numpy_top, unit, write_chunks
@@ -200,7 +200,7 @@ def test_ranking_runs_in_read_transactions(
     """Routing READ: a retrieval query that tries to write is refused by the server."""
     from neo4j.exceptions import ClientError
 
-    from guidedrag_graph.db import read_query
+    from guidedrag_graph.db.connection import read_query
 
     driver, _, _ = random_kb
     with pytest.raises(ClientError):

@@ -14,8 +14,8 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.migrate import migrate
-from guidedrag_graph.schema import PRESETS, SchemaMapping, schema_from_settings
+from guidedrag_graph.migration.run import migrate
+from guidedrag_graph.schema.presets import PRESETS, SchemaMapping, schema_from_settings
 from guidedrag_graph.testing.memory_graph import corpus_graph, load_graph, write_embeddings
 from guidedrag_graph.testing.retrieval_conformance import RetrievalConformance
 from tests.conftest import wipe

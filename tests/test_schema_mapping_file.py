@@ -13,7 +13,6 @@ import pytest
 from click.testing import CliRunner
 from neo4j import Driver
 
-from guidedrag_graph import templates
 from guidedrag_graph.cli import cli
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
@@ -21,7 +20,7 @@ from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.kb.adopt import adopt, unadopt
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.schema import (
+from guidedrag_graph.schema.presets import (
     ELEMENT_ID,
     PRESETS,
     SchemaMapping,
@@ -31,6 +30,7 @@ from guidedrag_graph.schema import (
     to_toml,
 )
 from guidedrag_graph.selection.selector import Selector
+from guidedrag_graph.templates import queries as templates
 from guidedrag_graph.testing.builders_corpus import DOCUMENTS, extract
 from tests.conftest import wipe
 
@@ -73,7 +73,10 @@ def test_toml_file_maps_every_name_and_direction(tmp_path: Path) -> None:
     schema = load_schema_file(path)
     assert schema.preset == "custom"
     assert (schema.chunk_label, schema.chunk_id, schema.chunk_text, schema.chunk_embedding) == (
-        "Passage", "pid", "content", "vec",
+        "Passage",
+        "pid",
+        "content",
+        "vec",
     )
     pattern = "(c)/*part_of*/-[:PART_OF]->(d), (c)/*mentions*/-[:MENTIONS]->(e)"
     rendered = templates.render(templates.parse(pattern, "t.cypher"), schema)
@@ -144,13 +147,18 @@ def _build_user_kg(driver: Driver, embedder: Embedder) -> dict[str, str]:
             "CREATE (a)-[:HAS_PART]->(p:Passage {pid: $pid, content: $text, vec: $vec}) "
             "WITH p UNWIND $things AS thing MERGE (t:Thing {title: thing}) "
             "CREATE (p)-[:ABOUT]->(t)",
-            aid=f"a{n + 1}", title=title, pid=pid, text=text, vec=[float(x) for x in vec],
+            aid=f"a{n + 1}",
+            title=title,
+            pid=pid,
+            text=text,
+            vec=[float(x) for x in vec],
             things=[name for name, _ in found.entities],
         )
         for head, rel, tail in found.relations:
             driver.execute_query(
                 f"MATCH (h:Thing {{title: $h}}), (t:Thing {{title: $t}}) MERGE (h)-[:{rel}]->(t)",
-                h=head, t=tail,
+                h=head,
+                t=tail,
             )
     return pids
 
@@ -249,7 +257,9 @@ def test_cli_inspect_proposes_the_users_mapping_and_adopt_uses_it(
             if name in ("preset", "document_source", "document_date", "chunk_position"):
                 continue
             if name.startswith(("entity_", "relation", "generic")) and name not in (
-                "entity_label", "entity_id", "entity_name",
+                "entity_label",
+                "entity_id",
+                "entity_name",
             ):
                 continue
             assert getattr(proposed, name) == getattr(wanted, name), name

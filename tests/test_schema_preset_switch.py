@@ -9,8 +9,8 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.migrate import discover, migrate, status
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.migration.run import discover, migrate, status
+from guidedrag_graph.schema.presets import PRESETS
 
 pytestmark = pytest.mark.neo4j
 

@@ -19,9 +19,9 @@ from neo4j.exceptions import ClientError
 
 from guidedrag_graph.config import Settings, load_settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.db import read_query
+from guidedrag_graph.db.connection import read_query
 from guidedrag_graph.errors import ConfigurationError, QueryMemoryError
-from guidedrag_graph.schema import (
+from guidedrag_graph.schema.presets import (
     SchemaMapping,
     escape_identifier,
     identifier_problem,

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from neo4j import Driver, GraphDatabase
 
-from guidedrag_graph import db
 from guidedrag_graph.cli.failure import explain
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings, redact_uri
-from guidedrag_graph.db import check_uri, read_query
+from guidedrag_graph.db import connection as db
+from guidedrag_graph.db.connection import check_uri, read_query
 from guidedrag_graph.errors import ConfigurationError, DatabaseUnavailableError
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.retrieve_args import check_query_vector, check_question
@@ -27,7 +27,7 @@ from guidedrag_graph.runtime.server_env import (
     transaction_memory_max,
     transactions_memory_total,
 )
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from tests.conftest import free_port
 
 

@@ -13,7 +13,7 @@ from neo4j import Driver
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import EntityConflictError
 from guidedrag_graph.kb import load_bundle
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from tests.cli_run import run_cli
 from tests.kb_bundles import make_bundle
 from tests.security import schema_names, snapshot

@@ -9,8 +9,8 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import MigrationError
-from guidedrag_graph.migrate import migrate, status
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.migration.run import migrate, status
+from guidedrag_graph.schema.presets import PRESETS
 from tests.security import schema_names
 
 pytestmark = pytest.mark.neo4j

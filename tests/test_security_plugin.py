@@ -10,7 +10,7 @@ import pytest
 from neo4j import Driver
 from neo4j.exceptions import ClientError
 
-from guidedrag_graph.db import read_query
+from guidedrag_graph.db.connection import read_query
 from guidedrag_graph.errors import QueryTimeoutError
 
 RANK = (

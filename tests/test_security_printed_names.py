@@ -22,9 +22,9 @@ from guidedrag_graph.cli.mcp_server import build_server
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.identifiers import escape_identifier
-from guidedrag_graph.migrate import migrate
+from guidedrag_graph.migration.run import migrate
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.testing.examples import roman_graph
 from guidedrag_graph.testing.memory_graph import load_graph
 from tests.conftest import wipe

@@ -20,9 +20,9 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import GuidedRAGError, SelectionError
 from guidedrag_graph.identifiers import escape_identifier
-from guidedrag_graph.migrate import migrate
+from guidedrag_graph.migration.run import migrate
 from guidedrag_graph.pipeline.linked import forgive_relations
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.selection import Selector, hop
 from guidedrag_graph.selection.resolution import SUGGESTED_NAMES
 from guidedrag_graph.semantics import Semantics, merge_stated

@@ -19,8 +19,8 @@ from neo4j import Driver
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError, MigrationError
 from guidedrag_graph.kb.adopt import adopt, unadopt
-from guidedrag_graph.migrate import migrate, status
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.migration.run import migrate, status
+from guidedrag_graph.schema.presets import PRESETS
 from tests.cli_run import run_cli
 from tests.conftest import wipe
 from tests.security import schema_names

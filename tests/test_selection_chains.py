@@ -11,11 +11,11 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.db import read_query
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.db.connection import read_query
+from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.selection import Expr, Selector, category, khop, near, type_
 from guidedrag_graph.selection.compiler import compile_plan
-from guidedrag_graph.templates import query
+from guidedrag_graph.templates.queries import query
 
 pytestmark = pytest.mark.neo4j
 

@@ -13,8 +13,8 @@ from neo4j import Driver
 from guidedrag_graph.cli import cli
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import SelectionSyntaxError
-from guidedrag_graph.migrate import migrate
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.migration.run import migrate
+from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.testing.examples import roman_graph
 from guidedrag_graph.testing.memory_graph import load_graph
 from tests.conftest import wipe

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from guidedrag_graph.schema import PRESETS, SchemaMapping, name_key, relation_type_name
+from guidedrag_graph.schema.presets import PRESETS, SchemaMapping, name_key, relation_type_name
 from guidedrag_graph.selection import Expr, parse
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.compiler import CompiledSelection, compile_plan

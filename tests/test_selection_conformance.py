@@ -14,8 +14,8 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.migrate import migrate
-from guidedrag_graph.schema import PRESETS, SchemaMapping
+from guidedrag_graph.migration.run import migrate
+from guidedrag_graph.schema.presets import PRESETS, SchemaMapping
 from guidedrag_graph.selection import Boost, Expr, Selector
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.evaluator import evaluate, evaluate_tiers, hit_cap

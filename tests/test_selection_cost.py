@@ -9,17 +9,17 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.db import read_query
+from guidedrag_graph.db.connection import read_query
 from guidedrag_graph.errors import SelectionCostError
-from guidedrag_graph.schema import PRESETS, relation_type_name
+from guidedrag_graph.schema.presets import PRESETS, relation_type_name
 from guidedrag_graph.selection import Selector, entity, khop, near
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.cost import CostStats, GraphCounts, estimate, needs_estimate
 from guidedrag_graph.selection.primitives import Resolved
-from guidedrag_graph.steering.boosts import prepare_tiers
 from guidedrag_graph.steering.mapping import _CELLS
+from guidedrag_graph.steering.tier_prep import prepare_tiers
 from guidedrag_graph.steering.tiers import TierWeights, plan_auto
-from guidedrag_graph.templates import query
+from guidedrag_graph.templates.queries import query
 from tests.conftest import sample_bundle
 from tests.probes import CountingDriver
 

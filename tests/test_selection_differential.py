@@ -20,8 +20,8 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.migrate import migrate
-from guidedrag_graph.schema import PRESETS, SchemaMapping
+from guidedrag_graph.migration.run import migrate
+from guidedrag_graph.schema.presets import PRESETS, SchemaMapping
 from guidedrag_graph.selection import (
     Difference,
     Expr,

@@ -19,14 +19,14 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from guidedrag_graph import templates as T
 from guidedrag_graph.errors import GuidedRAGError
 from guidedrag_graph.identifiers import escape_identifier, identifier_problem
-from guidedrag_graph.migrate import discover
+from guidedrag_graph.migration.run import discover
 from guidedrag_graph.resources import cypher_dir, cypher_template
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import boost, parse
 from guidedrag_graph.selection.compiler import compile_plan
+from guidedrag_graph.templates import queries as T
 from tests.template_scripts import variants_of
 from tests.test_selection_compile import identity_resolution
 

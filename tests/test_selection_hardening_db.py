@@ -11,7 +11,7 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.db import (
+from guidedrag_graph.db.connection import (
     DEFAULT_QUERY_TIMEOUT,
     query_timeout,
     read_query,
@@ -60,7 +60,7 @@ def test_a_call_budget_bounds_its_queries_together(driver: Driver) -> None:
     """Inside a call budget each read gets what is left, as its server timeout too: the slow
     query is stopped at the budget's end, not a whole timeout after it began, and a call that
     spent its budget does not send its next query."""
-    from guidedrag_graph.read_deadline import GRACE_S, call_budget
+    from guidedrag_graph.db.deadline import GRACE_S, call_budget
 
     started = time.monotonic()
     with call_budget(1.5), pytest.raises(QueryTimeoutError):

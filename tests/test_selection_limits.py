@@ -10,7 +10,7 @@ import pytest
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import SelectionError, SelectionSyntaxError
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.selection import (
     Entities,
     Expr,

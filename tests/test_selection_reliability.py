@@ -5,7 +5,7 @@ surrogates, huge integers, deep nesting, megabyte strings, Cypher keywords, bad 
 hypothesis-seeded random mutations go through parse/JSON -> prepare -> chunk_ids. Expected: 0
 writes (node and relationship counts and a content checksum unchanged), 0 exceptions outside the
 library's error types, and no transaction left running. The long form with figures is
-``scripts/reliability_fuzz.py``. """
+``scripts/reliability_fuzz.py``."""
 
 from __future__ import annotations
 

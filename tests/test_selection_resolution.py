@@ -10,13 +10,13 @@ import pytest
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.schema import schema_from_settings
+from guidedrag_graph.schema.presets import schema_from_settings
 from guidedrag_graph.selection import EmptySelection, Selector, parse
 from guidedrag_graph.selection.cost import CostStats, GraphCounts
 from guidedrag_graph.selection.explain import SizeNode, explain
 from guidedrag_graph.selection.resolution import SUGGESTED_NAMES
 from guidedrag_graph.semantics import Semantics
-from guidedrag_graph.steering.boosts import prepare_tiers
+from guidedrag_graph.steering.tier_prep import prepare_tiers
 from guidedrag_graph.steering.tiers import TierWeights, plan_auto
 
 NO_SUCH = "(by name, id, case-insensitive name or alias)"

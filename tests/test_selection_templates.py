@@ -23,7 +23,7 @@ from guidedrag_graph.selection.evaluator import (
     evaluate,
     evaluate_tiers,
 )
-from guidedrag_graph.templates import browser_script
+from guidedrag_graph.templates.queries import browser_script
 from tests.template_scripts import as_written, browser_params, case_id, cases
 
 OWN = ("select_", "set_", "resolve_", "relation_type", "suggest_entities")

@@ -10,7 +10,7 @@ from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.errors import ConfigurationError, GenerationError
 from guidedrag_graph.kb.entity_names import embed_entity_names
-from guidedrag_graph.tagging import parse_llm_tags, tagger_for
+from guidedrag_graph.linking.taggers import parse_llm_tags, tagger_for
 from tests.llm_server import llm_server
 
 pytestmark = pytest.mark.neo4j

@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 from neo4j import Driver
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import RANK_PROCEDURE
-from guidedrag_graph.db import procedure_available, server_info
+from guidedrag_graph.db.connection import procedure_available, server_info
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.kb import load_bundle
-from guidedrag_graph.migrate import migrate
+from guidedrag_graph.migration.run import migrate
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.schema import PRESETS
+from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.semantics import Semantics
+from guidedrag_graph.templates import queries as templates
 from tests.conftest import wipe
 from tests.template_scripts import (
     NAMES,

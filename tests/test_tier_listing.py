@@ -29,7 +29,7 @@ from guidedrag_graph.retrieval import Retriever
 from guidedrag_graph.selection import Expr, Selector
 from guidedrag_graph.selection.compiler import compile_plan
 from guidedrag_graph.selection.primitives import Resolved
-from guidedrag_graph.steering.boosts import prepare_tiers
+from guidedrag_graph.steering.tier_prep import prepare_tiers
 from guidedrag_graph.steering.tiers import TierWeights, plan_auto
 
 WEIGHTS = TierWeights.from_tuple((0.3, 0.1, 0.08, 0.06, 0.05))

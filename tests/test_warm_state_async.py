@@ -10,9 +10,9 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
+from guidedrag_graph.db.reads import open_async_driver
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.reader import open_async_driver
 
 pytestmark = pytest.mark.neo4j
 

@@ -120,7 +120,7 @@ def _resolve_semantics(
     semantics = stated_semantics(entities, relations, question_type)
     if not auto:
         return semantics
-    from guidedrag_graph.tagging import tagger_for
+    from guidedrag_graph.linking.taggers import tagger_for
 
     tagger = tagger_for(tagger_name or rag.settings.tagger, rag.graph)
     tags = tagger.tag(question)[:2]

@@ -18,7 +18,7 @@ from guidedrag_graph.config import load_settings as _load_settings
 if TYPE_CHECKING:
     from neo4j import Driver
 
-    from guidedrag_graph.schema import SchemaMapping
+    from guidedrag_graph.schema.presets import SchemaMapping
 
 
 def load_settings() -> Settings:
@@ -36,7 +36,7 @@ def schema_of(settings: Settings) -> SchemaMapping:
     """The settings' schema mapping, with what adoption found about the graph (after
     ``driver_for``: e.g. the document property that reads as a title)."""
     from guidedrag_graph.context import adopted_schema
-    from guidedrag_graph.schema import schema_from_settings
+    from guidedrag_graph.schema.presets import schema_from_settings
 
     return adopted_schema(schema_from_settings(settings), _ADOPTION)
 
@@ -52,7 +52,7 @@ def driver_for(settings: Settings) -> Iterator[Driver]:
     """
     from guidedrag_graph.cli import failure
     from guidedrag_graph.context import adopted_settings, adoption_record
-    from guidedrag_graph.db import connect
+    from guidedrag_graph.db.connection import connect
 
     driver = connect(settings)
     try:

@@ -32,7 +32,7 @@ from guidedrag_graph.vocabulary import PATHS, TAGGERS
 if TYPE_CHECKING:
     from neo4j import Driver
 
-    from guidedrag_graph.schema import SchemaMapping
+    from guidedrag_graph.schema.presets import SchemaMapping
 
 
 def _names(text: str, valid: tuple[str, ...] | list[str], what: str) -> tuple[str, ...]:

@@ -182,9 +182,9 @@ def echo(text: str, nl: bool = True) -> None:
 @click.option("--json", "as_json", is_flag=True, help="print the layout and proposal as JSON")
 def inspect_cmd(out: Path | None, sample: int, as_json: bool) -> None:
     """Read an existing graph's layout and propose a schema mapping file (changes nothing)."""
+    from guidedrag_graph.db.fit import fitting_preset, schema_mismatch
     from guidedrag_graph.kb.inspect import inspect_graph, propose_mapping
-    from guidedrag_graph.mapping_fit import fitting_preset, schema_mismatch
-    from guidedrag_graph.schema import mapping_document, to_toml
+    from guidedrag_graph.schema.presets import mapping_document, to_toml
 
     settings = load_settings()
     with driver_for(settings) as driver:
@@ -265,9 +265,9 @@ def adopt_cmd(preset: str | None, drop: bool, no_progress: bool, as_json: bool) 
     """Create only what guided retrieval needs on an existing graph (full-text index on entity
     names, name_key, chunk vector index) and record it, so later commands need no variable set;
     --drop undoes it."""
+    from guidedrag_graph.db.fit import schema_mismatch
     from guidedrag_graph.errors import ConfigurationError
     from guidedrag_graph.kb.adopt import adopt, unadopt
-    from guidedrag_graph.mapping_fit import schema_mismatch
 
     settings = load_settings()
     if preset is not None:
@@ -304,11 +304,11 @@ def wipe(yes: bool, force: bool, as_json: bool) -> None:
     KB, and yours that a bundle merged onto, stay and are counted; --force deletes them too.
     """
     from guidedrag_graph.context import adoption_record
-    from guidedrag_graph.db import read_query
+    from guidedrag_graph.db.connection import read_query
     from guidedrag_graph.errors import ConfigurationError
     from guidedrag_graph.kb.stats import kb_stats
     from guidedrag_graph.kb.wipe import left_after_wipe, wipe_kb
-    from guidedrag_graph.templates import query
+    from guidedrag_graph.templates.queries import query
 
     settings = load_settings()
     with driver_for(settings) as driver:

@@ -205,7 +205,7 @@ def build_server(rag: GuidedRAG, async_rag: GuidedRAG | None = None) -> MCPServe
         question; pass them to retrieve or ask as entities."""
         try:
             if from_question:
-                from guidedrag_graph.tagging import tagger_for
+                from guidedrag_graph.linking.taggers import tagger_for
 
                 return tagger_for(rag.settings.tagger, rag.graph).tag(text)[:limit]
             return rag.selector.resolver.suggestions(text, limit=limit)

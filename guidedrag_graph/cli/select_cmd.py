@@ -7,15 +7,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from guidedrag_graph import templates
 from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.identifiers import escape_identifier, printable
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import Selector, parse
 from guidedrag_graph.selection.limits import Limits
 from guidedrag_graph.selection.selector import PreparedSelection
+from guidedrag_graph.templates import queries as templates
 
 if TYPE_CHECKING:
     from guidedrag_graph.pipeline import RetrievalResult

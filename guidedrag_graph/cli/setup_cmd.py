@@ -9,7 +9,7 @@ import click
 from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
 
 if TYPE_CHECKING:
-    from guidedrag_graph.migrate import MigrationState
+    from guidedrag_graph.migration.run import MigrationState
 
 
 @click.command()
@@ -48,8 +48,8 @@ def _why(state: MigrationState) -> str:
 @click.option("--json", "as_json", is_flag=True, help="print as JSON")
 def migrate(show_status: bool, as_json: bool) -> None:
     """Apply pending migrations in order (idempotent), or show their state."""
-    from guidedrag_graph.migrate import migrate as run_migrations
-    from guidedrag_graph.migrate import status as migration_status
+    from guidedrag_graph.migration.run import migrate as run_migrations
+    from guidedrag_graph.migration.run import status as migration_status
 
     settings = load_settings()
     with driver_for(settings) as driver:

@@ -30,9 +30,9 @@ import numpy as np
 from guidedrag_graph.evaluation.metrics import all_gold_recall_at_k, hit_position
 from guidedrag_graph.kb import Question
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.steering.boosts import prepare_tiers
 from guidedrag_graph.steering.mapping import configuration_of
 from guidedrag_graph.steering.policy import SteeringPolicy, TierKey
+from guidedrag_graph.steering.tier_prep import prepare_tiers
 from guidedrag_graph.steering.tiers import TIER_NAMES, TierWeights, plan_auto
 
 # Weights tried per tier (0 = the tier is ignored; 1 = its members above every other chunk).

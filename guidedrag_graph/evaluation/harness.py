@@ -26,7 +26,7 @@ from typing import Any
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import server_info
+from guidedrag_graph.db.connection import server_info
 from guidedrag_graph.errors import GuidedRAGError
 from guidedrag_graph.evaluation.approaches import APPROACHES, Approach, approach_named
 from guidedrag_graph.evaluation.auto_rows import AutoPolicies

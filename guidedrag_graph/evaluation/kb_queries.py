@@ -8,13 +8,13 @@ from collections.abc import Sequence
 
 from neo4j import Driver
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import read_query
+from guidedrag_graph.db.connection import read_query
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.kb.wipe import wipe_kb
-from guidedrag_graph.schema import schema_from_settings
+from guidedrag_graph.schema.presets import schema_from_settings
 from guidedrag_graph.selection import Expr, Selector
+from guidedrag_graph.templates import queries as templates
 
 
 def corpus_size(driver: Driver, settings: Settings) -> int:

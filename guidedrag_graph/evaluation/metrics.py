@@ -12,7 +12,7 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from guidedrag_graph.schema import name_key
+from guidedrag_graph.schema.presets import name_key
 
 # The paper reads Figure 7 at 0.83; the grid spans e5's compressed cosine range and the paper's.
 DEFAULT_THRESHOLDS: tuple[float, ...] = tuple(round(0.50 + 0.01 * i, 2) for i in range(51))

@@ -27,15 +27,15 @@ import numpy as np
 from neo4j_graphrag.retrievers import HybridRetriever, VectorRetriever
 from neo4j_graphrag.types import RetrieverResultItem
 
-from guidedrag_graph import templates
-from guidedrag_graph.db import read_query
+from guidedrag_graph.db.connection import read_query
 from guidedrag_graph.evaluation.metrics import all_gold_recall_at_k, hit_position
 from guidedrag_graph.evaluation.records import Row
 from guidedrag_graph.evaluation.rows import Formulation, retrieval_row
 from guidedrag_graph.integrations.neo4j_graphrag import GuidedRetriever
-from guidedrag_graph.migration_steps import await_indexes
+from guidedrag_graph.migration.steps import await_indexes
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.steering.mapping import Approach, configuration_of
+from guidedrag_graph.templates import queries as templates
 
 # HippoRAG 2's constants (its reference settings), not fitted here.
 PPR_DAMPING = 0.5

@@ -22,7 +22,7 @@ from guidedrag_graph.evaluation.options import EvalOptions
 from guidedrag_graph.evaluation.peers import Peers
 from guidedrag_graph.evaluation.records import Row, Tagging
 from guidedrag_graph.evaluation.rows import Formulation, SelectionSizer, planned_row
-from guidedrag_graph.evaluation.taggings import tag_question_set
+from guidedrag_graph.evaluation.tagger_runs import tag_question_set
 from guidedrag_graph.kb import Question
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.selection import Selector, entity

@@ -80,7 +80,8 @@ class GuidedRetriever(Retriever):
     ``nodeLabels``.
     """
 
-    VERIFY_NEO4J_VERSION = False  # we gate features on the server version ourselves (db.py)
+    # we gate features on the server version ourselves (db/connection.py)
+    VERIFY_NEO4J_VERSION = False
 
     def __init__(
         self,

@@ -28,26 +28,26 @@ from typing import Any
 
 from neo4j import Driver
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import read_query, server_info
-from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.kb.batch_writes import progress_bar
-from guidedrag_graph.mapping_fit import (
+from guidedrag_graph.db.connection import read_query, server_info
+from guidedrag_graph.db.fit import (
     ADOPTED_NAME_KEY_LABEL,
     readable_title_property,
     vector_index_over,
 )
-from guidedrag_graph.migrate import vector_index_config
-from guidedrag_graph.migration_steps import await_indexes
-from guidedrag_graph.schema import ELEMENT_ID, SchemaMapping, name_key
-from guidedrag_graph.schema_objects import (
+from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.kb.batch_writes import progress_bar
+from guidedrag_graph.migration.objects import (
     Definition,
     created_definition,
     from_records,
     live_definitions,
     owned,
 )
+from guidedrag_graph.migration.run import vector_index_config
+from guidedrag_graph.migration.steps import await_indexes
+from guidedrag_graph.schema.presets import ELEMENT_ID, SchemaMapping, name_key
+from guidedrag_graph.templates import queries as templates
 
 _BATCH = 5_000
 

@@ -19,7 +19,7 @@ from neo4j.exceptions import DriverError, Neo4jError
 from neo4j.vector import Vector
 from tqdm import tqdm
 
-from guidedrag_graph.driver_io import unlogged
+from guidedrag_graph.db.driver_io import unlogged
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.kb.bundle import Bundle, ChunkRow
 from guidedrag_graph.kb.load_report import LoadReport

@@ -19,7 +19,7 @@ from pathlib import Path
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import connect
+from guidedrag_graph.db.connection import connect
 from guidedrag_graph.errors import ConfigurationError, EmbeddingError
 from guidedrag_graph.kb.bundle import Bundle
 from guidedrag_graph.kb.bundle_parallel import default_workers
@@ -27,9 +27,9 @@ from guidedrag_graph.kb.bundle_reader import read_bundle
 from guidedrag_graph.kb.import_files import ARRAY_DELIMITER, ImportFiles, write_import_files
 from guidedrag_graph.kb.load_report import LoadReport
 from guidedrag_graph.kb.loader import loader_query, next_chunk_pairs
-from guidedrag_graph.migrate import migrate as apply_migrations
+from guidedrag_graph.migration.run import migrate as apply_migrations
 from guidedrag_graph.runtime import LocalNeo4j
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
 
 __all__ = ["bulk_load", "write_import_files"]
 

@@ -20,7 +20,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from guidedrag_graph.schema import PRESETS, name_key, relation_type_name
+from guidedrag_graph.schema.presets import PRESETS, name_key, relation_type_name
 from guidedrag_graph.semantics import Semantics
 
 FORMAT_NAME: Literal["guidedrag-kb"] = "guidedrag-kb"

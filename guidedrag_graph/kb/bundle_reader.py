@@ -47,7 +47,7 @@ from guidedrag_graph.kb.bundle_parallel import (
     embedding_problem,
     parsed_chunk_lines,
 )
-from guidedrag_graph.schema import name_key
+from guidedrag_graph.schema.presets import name_key
 
 _VECTOR_BLOCK = 8192
 

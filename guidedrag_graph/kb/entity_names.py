@@ -15,14 +15,14 @@ from typing import Any
 
 from neo4j import Driver, RoutingControl
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import read_query, server_info
+from guidedrag_graph.db.connection import read_query, server_info
+from guidedrag_graph.db.fit import vector_index_over
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.kb.batch_writes import progress_bar
-from guidedrag_graph.mapping_fit import vector_index_over
-from guidedrag_graph.schema import SchemaMapping, schema_from_settings
+from guidedrag_graph.schema.presets import SchemaMapping, schema_from_settings
+from guidedrag_graph.templates import queries as templates
 
 
 @dataclass
@@ -115,9 +115,9 @@ def _ensure_index(
     driver: Driver, settings: Settings, schema: SchemaMapping, report: EntityNamesReport
 ) -> None:
     from guidedrag_graph.context import adoption_record
-    from guidedrag_graph.migrate import vector_index_config
-    from guidedrag_graph.migration_steps import await_indexes
-    from guidedrag_graph.schema_objects import live_definitions
+    from guidedrag_graph.migration.objects import live_definitions
+    from guidedrag_graph.migration.run import vector_index_config
+    from guidedrag_graph.migration.steps import await_indexes
 
     database = settings.neo4j_database
     indexes = read_query(driver, templates.query("schema_indexes"), database=database)

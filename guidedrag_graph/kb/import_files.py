@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 import orjson
 
+from guidedrag_graph.db.fit import LOADED_LABEL
 from guidedrag_graph.errors import BundleError, ConfigurationError
 from guidedrag_graph.kb.bundle import RESERVED_PREFIX, Bundle
 from guidedrag_graph.kb.loader import next_chunk_pairs
-from guidedrag_graph.mapping_fit import LOADED_LABEL
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
 
 ARRAY_DELIMITER = ";"
 _CSV_TYPES = {bool: "boolean", int: "long", float: "double", str: "string"}

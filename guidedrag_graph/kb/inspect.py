@@ -8,7 +8,7 @@ documents hang off chunks and carry no embedding. The guess is written as a mapp
 the user reviews; nothing is changed in the database.
 
 Whether a mapping fits (``schema_mismatch`` and the other cheap checks) lives in
-``guidedrag_graph.mapping_fit``, below the stages, because the selector asks it too.
+``guidedrag_graph.db.fit``, below the stages, because the selector asks it too.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 from neo4j import Driver
 
-from guidedrag_graph.mapping_fit import (
+from guidedrag_graph.db.fit import (
     ADOPTED_NAME_KEY_LABEL,
     INTERNAL_LABELS,
     LOADED_LABEL,
@@ -30,7 +30,7 @@ from guidedrag_graph.mapping_fit import (
     label_properties,
     read_rows,
 )
-from guidedrag_graph.schema import ELEMENT_ID, PRESETS, SchemaMapping
+from guidedrag_graph.schema.presets import ELEMENT_ID, PRESETS, SchemaMapping
 
 
 @dataclass

@@ -19,12 +19,12 @@ from typing import Any
 
 from neo4j import Driver, ManagedTransaction, NotificationMinimumSeverity, Record
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import LoadConflictError
 from guidedrag_graph.kb.bundle import Bundle, ChunkRow, DocumentRow
 from guidedrag_graph.kb.bundle_lines import Problems, json_lines
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
+from guidedrag_graph.templates import queries as templates
 
 __all__ = [
     "ContentConflict",

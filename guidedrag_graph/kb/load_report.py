@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from guidedrag_graph.kb.bundle import Bundle
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
 
 
 @dataclass

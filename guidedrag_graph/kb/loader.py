@@ -30,9 +30,8 @@ from typing import Any, Literal
 from neo4j import Driver
 from neo4j.exceptions import IncompleteCommit, ServiceUnavailable, SessionExpired
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings, redact_uri
-from guidedrag_graph.db import ServerInfo, server_info
+from guidedrag_graph.db.connection import ServerInfo, server_info
 from guidedrag_graph.embeddings import Embedder, embedder_for, vector_index_dimensions
 from guidedrag_graph.errors import (
     ConfigurationError,
@@ -49,8 +48,9 @@ from guidedrag_graph.kb.load_conflicts import (
     refuse_or_report_content,
 )
 from guidedrag_graph.kb.load_report import LoadReport
-from guidedrag_graph.migrate import migrate as apply_migrations
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.migration.run import migrate as apply_migrations
+from guidedrag_graph.schema.presets import SchemaMapping
+from guidedrag_graph.templates import queries as templates
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",

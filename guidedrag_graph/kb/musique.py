@@ -35,7 +35,7 @@ from guidedrag_graph.kb.musique_bundles import (
     write_bundle,
     write_unanswerable,
 )
-from guidedrag_graph.schema import name_key, relation_type_name
+from guidedrag_graph.schema.presets import name_key, relation_type_name
 
 __all__ = ["ConversionReport", "chunk_id_for", "convert_musique", "document_id_for"]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from guidedrag_graph.embeddings import Embedder
-from guidedrag_graph.schema import name_key, relation_type_name
+from guidedrag_graph.schema.presets import name_key, relation_type_name
 
 CREDITS = """\
 # Data credits

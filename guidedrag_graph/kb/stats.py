@@ -6,9 +6,9 @@ from typing import Any
 
 from neo4j import Driver, RoutingControl
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
+from guidedrag_graph.templates import queries as templates
 
 
 def kb_stats(driver: Driver, settings: Settings, schema: SchemaMapping) -> dict[str, Any]:

@@ -34,9 +34,9 @@ from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.errors import BundleError
 from guidedrag_graph.kb.musique import ConversionReport, _vectors
 from guidedrag_graph.kb.musique_bundles import Passage, write_bundle
-from guidedrag_graph.link_text import capitalised
-from guidedrag_graph.name_spans import NAME_PARTICLES
-from guidedrag_graph.schema import name_key, relation_type_name
+from guidedrag_graph.linking.name_spans import NAME_PARTICLES
+from guidedrag_graph.linking.text import capitalised
+from guidedrag_graph.schema.presets import name_key, relation_type_name
 
 __all__ = ["CREDITS", "alias_of", "chunk_id_for", "convert_2wiki", "names_in"]
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 from neo4j import Driver, RoutingControl
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.mapping_fit import LOADED_LABEL
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.db.fit import LOADED_LABEL
+from guidedrag_graph.schema.presets import SchemaMapping
+from guidedrag_graph.templates import queries as templates
 
 __all__ = ["LOADED_LABEL", "WipeReport", "left_after_wipe", "wipe_kb"]
 

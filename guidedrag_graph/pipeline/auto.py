@@ -24,10 +24,10 @@ from guidedrag_graph.retrieval import (
     Retriever,
 )
 from guidedrag_graph.retrieval.filters import ChunkFilter, FilteredSelection, FilteredTiers
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import EmptySelection, Selector, entity
-from guidedrag_graph.steering.boosts import prepare_tiers
 from guidedrag_graph.steering.policy import SteeringPolicy
+from guidedrag_graph.steering.tier_prep import prepare_tiers
 from guidedrag_graph.steering.tiers import plan_auto
 
 if TYPE_CHECKING:

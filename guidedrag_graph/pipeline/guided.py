@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any, Unpack
 import numpy as np
 from neo4j import AsyncDriver, Driver
 
-from guidedrag_graph import templates
 from guidedrag_graph.augmentation import AugmentedPrompt, Augmenter
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.db.deadline import budgeted, call_budget
+from guidedrag_graph.db.reads import bridged, off_loop, open_async_driver
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.generation import Generator
@@ -34,15 +35,14 @@ from guidedrag_graph.pipeline.question import Question, RetrieveOptions, Selecti
 from guidedrag_graph.pipeline.request import RetrieveRequest
 from guidedrag_graph.pipeline.results import Answer, RetrievalResult
 from guidedrag_graph.pipeline.selected import retrieve_selection
-from guidedrag_graph.read_deadline import budgeted, call_budget
-from guidedrag_graph.reader import bridged, off_loop, open_async_driver
 from guidedrag_graph.retrieval import Retriever
 from guidedrag_graph.retrieval.filters import check_fields
 from guidedrag_graph.retrieve_args import index_dimensions
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import Selector
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.policy import SteeringPolicy
+from guidedrag_graph.templates import queries as templates
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI, OpenAI

@@ -1,8 +1,8 @@
 """What ``auto`` ranks with when the caller states less: linked entities, forgiving relations.
 
 A bare question (a GraphRAG app sends nothing else) gets its entities from the entity linker
-(:class:`~guidedrag_graph.linking.EntityLinker`), so it ranks with the same graded tiers as a
-question with stated semantics. Only names the *user* states can make the pipeline abstain:
+(:class:`~guidedrag_graph.linking.entities.EntityLinker`), so it ranks with the same graded tiers
+as a question with stated semantics. Only names the *user* states can make the pipeline abstain:
 a linked name the KB cannot resolve is dropped, and an unknown relation type under ``auto`` is
 read as the one relation type whose normalised name matches it (``orbit`` -> ``ORBITS``) or its
 tier is dropped, each with a note. Hard steering stays strict (the paper's precision result).
@@ -17,15 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.db.reads import off_loop
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.identifiers import quote_name
-from guidedrag_graph.link_text import TOKEN
-from guidedrag_graph.linking import EntityLinker, Link
-from guidedrag_graph.name_spans import unknown_names
-from guidedrag_graph.reader import off_loop
-from guidedrag_graph.relation_linking import (
+from guidedrag_graph.linking.entities import EntityLinker, Link
+from guidedrag_graph.linking.name_spans import unknown_names
+from guidedrag_graph.linking.relations import (
     RelationLink,
     candidate_spans,
     link_relations,
@@ -33,10 +31,12 @@ from guidedrag_graph.relation_linking import (
     relation_words,
     similarity_spans,
 )
-from guidedrag_graph.schema import name_key
+from guidedrag_graph.linking.text import TOKEN
+from guidedrag_graph.schema.presets import name_key
 from guidedrag_graph.selection import Selector
 from guidedrag_graph.selection.resolution import SUGGESTED_NAMES
 from guidedrag_graph.semantics import Semantics
+from guidedrag_graph.templates import queries as templates
 
 # How many linked entities a bare question ranks with: the linker's best spans, as
 # `ask --auto-semantics` has always taken (a question names one or two subjects; more links are
@@ -86,7 +86,7 @@ def link_semantics(
 
     With entities linked and no relation stated, the relation types the question asks about
     are linked too (``relations``: ``auto`` where the graph's vocabulary is typed, ``on``,
-    ``off``; ``relation_linking.py``), each feeding the ``A_rel`` tier."""
+    ``off``; ``linking/relations.py``), each feeding the ``A_rel`` tier."""
     found = EntityLinker(graph).link(question)
     unknown = tuple(unknown_names(question, _char_ranges(question, found)))
     links = [lk for lk in found if not lk.alternate]

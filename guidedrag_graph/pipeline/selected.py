@@ -18,7 +18,7 @@ from guidedrag_graph.pipeline.question import Question, Selection, default_selec
 from guidedrag_graph.pipeline.results import RetrievalResult
 from guidedrag_graph.retrieval import AllChunks, CompiledSelectionLike, Retriever
 from guidedrag_graph.retrieval.filters import FilteredSelection
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import (
     Boost,
     EmptySelection,

@@ -24,10 +24,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from guidedrag_graph import templates
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.schema import SchemaMapping, escape_identifier
+from guidedrag_graph.schema.presets import SchemaMapping, escape_identifier
 from guidedrag_graph.selection.entity_tiers import NO_MEMBERS
+from guidedrag_graph.templates import queries as templates
 
 # Bounds on a filter (every input bounded): nesting of $and/$or, terms, values of one $in, key
 # length, string value length. A filter a person or an LLM writes is a handful of terms.

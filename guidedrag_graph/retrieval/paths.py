@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from guidedrag_graph import templates
 from guidedrag_graph.context import RANK_PROCEDURE, GraphContext
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.retrieval.planner import Planner
 from guidedrag_graph.retrieval.results import Fetched
 from guidedrag_graph.retrieval.selections import CompiledSelectionLike, CompiledTiersLike
+from guidedrag_graph.templates import queries as templates
 from guidedrag_graph.vocabulary import PATHS
 
 # Post-filter path: first over-fetch factor over U, and the widest fetch before exact fallback.

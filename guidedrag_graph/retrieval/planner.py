@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.schema import ELEMENT_ID
+from guidedrag_graph.schema.presets import ELEMENT_ID
+from guidedrag_graph.templates import queries as templates
 
 # Largest selection ranked exactly, keyed by the index path the planner would use instead. Below
 # it exact cosine is both faster and exact; above it the index path is faster but loses recall

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from guidedrag_graph import templates
-from guidedrag_graph.schema import SchemaMapping, schema_for
+from guidedrag_graph.schema.presets import SchemaMapping, schema_for
+from guidedrag_graph.templates import queries as templates
 
 
 class CompiledSelectionLike(Protocol):

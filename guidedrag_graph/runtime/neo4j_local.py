@@ -327,8 +327,8 @@ class LocalNeo4j:
     def _bolt_answers(self) -> bool:
         from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
 
-        from guidedrag_graph import templates
-        from guidedrag_graph.db import new_driver
+        from guidedrag_graph.db.connection import new_driver
+        from guidedrag_graph.templates import queries as templates
 
         if not port_in_use(self.bolt_port):
             return False

@@ -15,8 +15,8 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from guidedrag_graph.db.deadline import GRACE_S
 from guidedrag_graph.errors import Neo4jRuntimeError
-from guidedrag_graph.read_deadline import GRACE_S
 
 # Every IPv4 and IPv6 address: LOAD CSV (the only outbound request Cypher can make) goes nowhere.
 OUTBOUND_BLOCKLIST = "0.0.0.0/0,::/0"

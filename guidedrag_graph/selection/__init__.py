@@ -6,7 +6,7 @@
 True
 """
 
-from guidedrag_graph.selection.compiled import CompiledSelection, CompiledTier
+from guidedrag_graph.selection.compiled_forms import CompiledSelection, CompiledTier
 from guidedrag_graph.selection.json_form import from_json
 from guidedrag_graph.selection.nodes import (
     All,

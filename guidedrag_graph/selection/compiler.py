@@ -16,11 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from guidedrag_graph import templates as T
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import nodes as A
-from guidedrag_graph.selection.compiled import CompiledPlan, CompiledTier
-from guidedrag_graph.selection.compiled import CompiledSelection as CompiledSelection
+from guidedrag_graph.selection.compiled_forms import CompiledPlan, CompiledTier
+from guidedrag_graph.selection.compiled_forms import CompiledSelection as CompiledSelection
 from guidedrag_graph.selection.entity_tiers import (
     NO_MEMBERS,
     mentioning_leaves,
@@ -28,6 +27,7 @@ from guidedrag_graph.selection.entity_tiers import (
     union_leaves,
 )
 from guidedrag_graph.selection.primitives import Resolved
+from guidedrag_graph.templates import queries as T
 
 
 def compile_plan(

@@ -41,15 +41,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from guidedrag_graph import templates as T
 from guidedrag_graph.errors import SelectionCostError
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.primitives import Resolved
+from guidedrag_graph.templates import queries as T
 
 if TYPE_CHECKING:
     from guidedrag_graph.config import Settings
     from guidedrag_graph.context import GraphContext
-    from guidedrag_graph.selection.compiled import CompiledPlan
+    from guidedrag_graph.selection.compiled_forms import CompiledPlan
 
 # Terms whose cost depends on the graph around their entities (their template has ``@step``).
 EXPANDING = (A.Hop, A.KHop, A.Near)

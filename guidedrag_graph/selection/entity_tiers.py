@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import nodes as A
 
 # Leaves whose chunks are "every chunk mentioning an entity of a set" (their templates have an

@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from guidedrag_graph.schema import name_key, relation_type_name
+from guidedrag_graph.schema.presets import name_key, relation_type_name
 from guidedrag_graph.selection import nodes as A
 
 

@@ -18,11 +18,11 @@ from typing import Any
 
 from neo4j.exceptions import ClientError
 
-from guidedrag_graph import templates as T
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.schema import SchemaMapping, name_key, relation_type_name
+from guidedrag_graph.schema.presets import SchemaMapping, name_key, relation_type_name
 from guidedrag_graph.selection.cost import CostStats, fetch_stats
 from guidedrag_graph.selection.limits import Limits, check_list, check_text
+from guidedrag_graph.templates import queries as T
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

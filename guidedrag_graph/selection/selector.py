@@ -15,14 +15,13 @@ from typing import Any
 
 from neo4j import Driver
 
-from guidedrag_graph import templates as T
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.db.deadline import budgeted
 from guidedrag_graph.errors import SelectionCostError, SelectionError
-from guidedrag_graph.read_deadline import budgeted
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import nodes as A
-from guidedrag_graph.selection.compiled import CompiledSelection
+from guidedrag_graph.selection.compiled_forms import CompiledSelection
 from guidedrag_graph.selection.compiler import compile_plan
 from guidedrag_graph.selection.cost import check_cost
 from guidedrag_graph.selection.explain import SizeNode, explain, static_empty
@@ -31,6 +30,7 @@ from guidedrag_graph.selection.parser import parse
 from guidedrag_graph.selection.primitives import Resolved
 from guidedrag_graph.selection.resolution import EmptyKind, EmptySelection, Resolution
 from guidedrag_graph.selection.resolver import Resolver
+from guidedrag_graph.templates import queries as T
 
 __all__ = [
     "EmptyKind",
@@ -96,7 +96,7 @@ class Selector:
     def schema_mismatch(self) -> str | None:
         """Why the schema mapping does not describe this database (``None``: it does); asked
         only when a name is unknown, so a wrong preset is named instead of blaming the name."""
-        from guidedrag_graph.mapping_fit import schema_mismatch
+        from guidedrag_graph.db.fit import schema_mismatch
 
         if not hasattr(self, "_mismatch"):
             self._mismatch = schema_mismatch(self.graph, self.database, self.schema)
@@ -104,7 +104,7 @@ class Selector:
 
     def fulltext_missing(self) -> str | None:
         """Says so when the entity full-text index is missing (suggestions then cannot exist)."""
-        from guidedrag_graph.mapping_fit import missing_fulltext_hint
+        from guidedrag_graph.db.fit import missing_fulltext_hint
 
         return missing_fulltext_hint(
             self.graph, self.database, self.settings.entity_fulltext_index_name

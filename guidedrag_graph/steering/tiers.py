@@ -31,7 +31,7 @@ from functools import cached_property, lru_cache, reduce
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from guidedrag_graph.schema import relation_type_name
+from guidedrag_graph.schema.presets import relation_type_name
 from guidedrag_graph.selection import Expr, entity, hop, khop, near
 from guidedrag_graph.selection.nodes import Boost, Tier
 from guidedrag_graph.semantics import Semantics

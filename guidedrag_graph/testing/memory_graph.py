@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 from neo4j import Driver
 
-from guidedrag_graph import templates
-from guidedrag_graph.schema import SchemaMapping, name_key
+from guidedrag_graph.schema.presets import SchemaMapping, name_key
 from guidedrag_graph.selection.evaluator import DocumentRec, EntityRec, InMemoryGraph
+from guidedrag_graph.templates import queries as templates
 from guidedrag_graph.testing.builders_corpus import DOCUMENTS, extract
 
 

@@ -26,13 +26,12 @@ import numpy as np
 import pytest
 from neo4j import Driver
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import procedure_available, read_query, server_info
+from guidedrag_graph.db.connection import procedure_available, read_query, server_info
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
 from guidedrag_graph.pipeline.question import RetrieveOptions
 from guidedrag_graph.retrieval import RANK_PROCEDURE
-from guidedrag_graph.schema import SchemaMapping, schema_from_settings
+from guidedrag_graph.schema.presets import SchemaMapping, schema_from_settings
 from guidedrag_graph.selection import parse
 from guidedrag_graph.selection.evaluator import (
     DocumentRec,
@@ -43,6 +42,7 @@ from guidedrag_graph.selection.evaluator import (
 )
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.tiers import plan_auto
+from guidedrag_graph.templates import queries as templates
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,12 @@ from typing import Any
 
 from neo4j import Driver
 
-from guidedrag_graph import templates
 from guidedrag_graph.errors import GuidedRAGError
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.json_form import from_json
 from guidedrag_graph.selection.parser import parse
 from guidedrag_graph.selection.selector import Selector
+from guidedrag_graph.templates import queries as templates
 
 # Strings an attacker or a broken client would send: quoting, identifiers, comments, Cypher
 # keywords, control and invalid characters, sizes and numbers far out of range.

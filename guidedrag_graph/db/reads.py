@@ -5,7 +5,7 @@ one of two runners by the driver it is given: ``_read_sync`` over a ``neo4j.Driv
 READ auto-commit with its deadline watchdog) or ``_read_async`` over a ``neo4j.AsyncDriver`` (a
 READ session, the same transaction timeout as ``neo4j.Query(timeout=...)``, and an asyncio
 timeout of that plus ``GRACE_S`` on the client's side). Both log at DEBUG, on the
-``guidedrag_graph.reader`` logger, the template's name, its parameters (vectors and long lists
+``guidedrag_graph.db.reads`` logger, the template's name, its parameters (vectors and long lists
 elided) and the time it took.
 
 The planning code above (selection, linking, steering, the planner, the paths) is written once,
@@ -44,15 +44,15 @@ from neo4j.exceptions import (
 )
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import DEFAULT_QUERY_TIMEOUT, READ_RETRY_S, check_uri, read_query
-from guidedrag_graph.driver_io import UNLOGGED_MIN, row, unlogged
+from guidedrag_graph.db.connection import DEFAULT_QUERY_TIMEOUT, READ_RETRY_S, check_uri, read_query
+from guidedrag_graph.db.deadline import GRACE_S, remaining
+from guidedrag_graph.db.driver_io import UNLOGGED_MIN, row, unlogged
 from guidedrag_graph.errors import (
     ConfigurationError,
     DatabaseUnavailableError,
     QueryMemoryError,
     QueryTimeoutError,
 )
-from guidedrag_graph.read_deadline import GRACE_S, remaining
 
 _T = TypeVar("_T")
 _P = ParamSpec("_P")

@@ -1,7 +1,8 @@
 """Read a two-way Cypher template once: tokens, code lines, slots, fragments, steps, selection,
 variant blocks and includes.
 
-``templates.py`` renders what this module parses; it is split out so the renderer stays short.
+``templates/queries.py`` renders what this module parses; it is split out so the renderer stays
+short.
 The slots themselves (the one table of slot names, ``KINDS``, and the check that a slot's
 default text is what the default schema renders) are in ``template_slots``, re-exported here.
 Variant blocks must name an axis and values the file declares. Mistakes are
@@ -16,17 +17,17 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.template_slots import ID_FIELDS as ID_FIELDS
-from guidedrag_graph.template_slots import KINDS as KINDS
-from guidedrag_graph.template_slots import LABELS as LABELS
-from guidedrag_graph.template_slots import NAME_DEFAULTS as NAME_DEFAULTS
-from guidedrag_graph.template_slots import PROPERTIES as PROPERTIES
-from guidedrag_graph.template_slots import RELATIONSHIPS as RELATIONSHIPS
-from guidedrag_graph.template_slots import Kind as Kind
-from guidedrag_graph.template_slots import Piece as Piece
-from guidedrag_graph.template_slots import Slot as Slot
-from guidedrag_graph.template_slots import Token as Token
-from guidedrag_graph.template_slots import pieces
+from guidedrag_graph.templates.slot_table import ID_FIELDS as ID_FIELDS
+from guidedrag_graph.templates.slot_table import KINDS as KINDS
+from guidedrag_graph.templates.slot_table import LABELS as LABELS
+from guidedrag_graph.templates.slot_table import NAME_DEFAULTS as NAME_DEFAULTS
+from guidedrag_graph.templates.slot_table import PROPERTIES as PROPERTIES
+from guidedrag_graph.templates.slot_table import RELATIONSHIPS as RELATIONSHIPS
+from guidedrag_graph.templates.slot_table import Kind as Kind
+from guidedrag_graph.templates.slot_table import Piece as Piece
+from guidedrag_graph.templates.slot_table import Slot as Slot
+from guidedrag_graph.templates.slot_table import Token as Token
+from guidedrag_graph.templates.slot_table import pieces
 
 REQUIRES = re.compile(r"^//\s*requires:\s*neo4j\s*(>=|<)\s*([\d.]+)\s*$")
 

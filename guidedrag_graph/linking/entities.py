@@ -4,9 +4,9 @@ Why not Lucene scores or embeddings (the other taggers)? A question names an ent
 its name, so the most reliable signal is *the whole name occurs in the question*. The linker:
 
 1. cuts the question into word n-grams (up to ``max_words`` words), each normalised with
-   :func:`~guidedrag_graph.schema.name_key`, with a trailing possessive dropped ("Ada
+   :func:`~guidedrag_graph.schema.presets.name_key`, with a trailing possessive dropped ("Ada
    Lovelace's" -> "ada lovelace");
-2. looks each n-gram up among the KB's entity keys, held in-process (``link_index.py``: read
+2. looks each n-gram up among the KB's entity keys, held in-process (``linking/index.py``: read
    by one query per ``GUIDEDRAG_RESOLUTION_CACHE_S``, so a question asks Neo4j nothing): an
    entity's ``name_key`` and alias keys, their accent/punctuation-free ``fold`` forms, and the
    base of a disambiguated name ("mercury (planet)", "paris, texas"). Only equal keys match, so
@@ -35,10 +35,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.link_index import MAX_ENTITIES, held_index
-from guidedrag_graph.link_text import (
+from guidedrag_graph.linking.index import MAX_ENTITIES, held_index
+from guidedrag_graph.linking.text import (
     KIND_RANK,
     STOP_WORDS,
     Candidate,
@@ -52,6 +51,7 @@ from guidedrag_graph.link_text import (
     matched_spans,
     question_spans,
 )
+from guidedrag_graph.templates import queries as templates
 
 __all__ = ["STOP_WORDS", "EntityLinker", "Link", "Span", "choose", "fold", "fulltext_query"]
 __all__ += ["question_spans"]
@@ -198,7 +198,7 @@ class EntityLinker:
     def link(self, question: str) -> list[Link]:
         """Every entity the question names, best first, with how each one matched.
 
-        Against the KB's keys held in-process (``link_index.py``: no round trip) when the cache
+        Against the KB's keys held in-process (``linking/index.py``: no round trip) when the cache
         is on and the KB has at most ``max_held_entities`` entities, else by one query."""
         index = held_index(self.graph, self.mention_cap, self.max_held_entities)
         if index is None:

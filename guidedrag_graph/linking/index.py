@@ -4,7 +4,7 @@ A round trip costs more than everything else the linker does (1.1-1.3 ms for ``R
 loopback, ``db.read_query``), and the linker runs for every bare question. So the keys every
 span is matched against — each entity's ``name_key``, alias keys, their ``fold`` variants and
 the bases of disambiguated names — are read by one query (``cypher/link_index.cypher``) into a
-:class:`~guidedrag_graph.link_text.KeyIndex`, kept in the context's data cache like resolved
+:class:`~guidedrag_graph.linking.text.KeyIndex`, kept in the context's data cache like resolved
 names: reused for ``GUIDEDRAG_RESOLUTION_CACHE_S`` seconds, then read again (``graph.data.clear()``
 forgets it at once). The read after expiry runs in the background (``reader.spawn``: a thread
 of its own, or a task on an async caller's event loop) while questions are still
@@ -24,10 +24,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.link_text import KeyIndex, candidate
-from guidedrag_graph.reader import FlightLock, spawn
+from guidedrag_graph.db.reads import FlightLock, spawn
+from guidedrag_graph.linking.text import KeyIndex, candidate
+from guidedrag_graph.templates import queries as templates
 
 # The most entities held in-process: about 1 KB each (the keys, their dictionaries, their
 # word-end prefixes and what a match needs; tracemalloc on MuSiQue's 19,568 entities: 20.2 MB),

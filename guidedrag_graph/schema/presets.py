@@ -26,13 +26,13 @@ from guidedrag_graph.identifiers import ELEMENT_ID as ELEMENT_ID
 from guidedrag_graph.identifiers import UNPRINTABLE, printable
 from guidedrag_graph.identifiers import escape_identifier as escape_identifier
 from guidedrag_graph.identifiers import identifier_problem as identifier_problem
-from guidedrag_graph.schema_mapping import Direction as Direction
-from guidedrag_graph.schema_mapping import IdKey as IdKey
-from guidedrag_graph.schema_mapping import Key as Key
-from guidedrag_graph.schema_mapping import Label as Label
-from guidedrag_graph.schema_mapping import SchemaMapping as SchemaMapping
-from guidedrag_graph.schema_mapping import TemplateSlot as TemplateSlot
-from guidedrag_graph.schema_mapping import template_slot as template_slot
+from guidedrag_graph.schema.model import Direction as Direction
+from guidedrag_graph.schema.model import IdKey as IdKey
+from guidedrag_graph.schema.model import Key as Key
+from guidedrag_graph.schema.model import Label as Label
+from guidedrag_graph.schema.model import SchemaMapping as SchemaMapping
+from guidedrag_graph.schema.model import TemplateSlot as TemplateSlot
+from guidedrag_graph.schema.model import template_slot as template_slot
 from guidedrag_graph.vocabulary import SCHEMA_PRESETS
 
 _NEO4J_GRAPHRAG = SchemaMapping(

@@ -20,8 +20,8 @@ from guidedrag_graph.errors import GuidedRAGError
 from guidedrag_graph.evaluation.records import Tagging
 from guidedrag_graph.kb import Question
 from guidedrag_graph.kb.entity_names import embed_entity_names
+from guidedrag_graph.linking.taggers import tagger_for
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.tagging import tagger_for
 
 
 @dataclass(frozen=True)

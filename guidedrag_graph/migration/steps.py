@@ -1,6 +1,6 @@
 """One migration run, step by step: what ``migrate`` executes once its plan is checked.
 
-Split out of ``migrate.py`` (planning and status stay there) so that the part a kill can cut
+Split out of ``migration/run.py`` (planning and status stay there) so that the part a kill can cut
 short reads as one unit: the run is marked in progress on its record first, each object's
 definition is recorded before the statement that creates it, every step is checked to have
 made what it asked for, and every drop goes through ``drop_owned`` — only objects the records
@@ -13,17 +13,17 @@ from typing import Any
 
 from neo4j import Driver
 
-from guidedrag_graph import templates
-from guidedrag_graph.db import ServerInfo, timed
+from guidedrag_graph.db.connection import ServerInfo, timed
 from guidedrag_graph.errors import MigrationError
-from guidedrag_graph.migration_files import Migration, created_objects
-from guidedrag_graph.schema_objects import (
+from guidedrag_graph.migration.files import Migration, created_objects
+from guidedrag_graph.migration.objects import (
     Definition,
     created_definition,
     dropped_object,
     live_definitions,
     owned,
 )
+from guidedrag_graph.templates import queries as templates
 
 
 def apply_steps(

@@ -16,9 +16,9 @@ from typing import Any, Protocol
 
 from neo4j import Driver
 
-from guidedrag_graph import templates
-from guidedrag_graph.db import read_query
-from guidedrag_graph.schema import ELEMENT_ID, PRESETS, SchemaMapping
+from guidedrag_graph.db.connection import read_query
+from guidedrag_graph.schema.presets import ELEMENT_ID, PRESETS, SchemaMapping
+from guidedrag_graph.templates import queries as templates
 
 # The label the loader gives every node it creates (never one a MERGE found): what `kb wipe`
 # deletes (guidedrag_graph/kb/wipe.py).

@@ -36,15 +36,12 @@ from typing import Any, Literal
 
 from neo4j import Driver
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import ServerInfo, server_info
+from guidedrag_graph.db.connection import ServerInfo, server_info
 from guidedrag_graph.errors import MigrationError
-from guidedrag_graph.migration_files import SETTING_NAMES, Migration, created_objects, index_names
-from guidedrag_graph.migration_files import discover as discover
-from guidedrag_graph.migration_steps import apply_steps, await_indexes, write_record
-from guidedrag_graph.schema import PRESETS, SchemaMapping
-from guidedrag_graph.schema_objects import (
+from guidedrag_graph.migration.files import SETTING_NAMES, Migration, created_objects, index_names
+from guidedrag_graph.migration.files import discover as discover
+from guidedrag_graph.migration.objects import (
     Definition,
     created_definition,
     dropped_object,
@@ -52,6 +49,9 @@ from guidedrag_graph.schema_objects import (
     live_definitions,
     owned,
 )
+from guidedrag_graph.migration.steps import apply_steps, await_indexes, write_record
+from guidedrag_graph.schema.presets import PRESETS, SchemaMapping
+from guidedrag_graph.templates import queries as templates
 
 State = Literal["applied", "pending", "not-for-this-server", "modified", "partial"]
 

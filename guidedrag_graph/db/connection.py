@@ -24,17 +24,17 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, redact_uri
-from guidedrag_graph.driver_io import ReadCut, cut_off, row, unlogged
+from guidedrag_graph.db.deadline import GRACE_S, Deadline, DeadlinePassed, remaining
+from guidedrag_graph.db.driver_io import ReadCut, cut_off, row, unlogged
+from guidedrag_graph.db.server import ServerInfo as ServerInfo  # re-exported: db.ServerInfo
 from guidedrag_graph.errors import (
     ConfigurationError,
     DatabaseUnavailableError,
     QueryMemoryError,
     QueryTimeoutError,
 )
-from guidedrag_graph.read_deadline import GRACE_S, Deadline, DeadlinePassed, remaining
-from guidedrag_graph.server import ServerInfo as ServerInfo  # re-exported: db.ServerInfo
+from guidedrag_graph.templates import queries as templates
 
 # Every query we send carries a transaction timeout, so a runaway query (a huge selection, a hub
 # expansion) is stopped by the server itself, not only abandoned by the client.

@@ -4,7 +4,7 @@ Used by the GraphRAG baseline and by users who state no semantics (``--auto-sema
 Every tagger returns names **that exist in the KB**, best first:
 
 * ``linker`` (the default) — the question's word n-grams looked up against entity names and
-  aliases by index seeks, longest span first, rarer entities first (``linking.py``);
+  aliases by index seeks, longest span first, rarer entities first (``linking/entities.py``);
 * ``fulltext`` — Lucene over entity names/aliases; keeps entities whose whole normalised name
   (or alias) occurs in the question, longest first (no model needed, fast);
 * ``embedding`` — cosine between the question and entity-name embeddings (vector index
@@ -21,12 +21,12 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from guidedrag_graph import templates
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError, GenerationError
-from guidedrag_graph.linking import EntityLinker
-from guidedrag_graph.schema import name_key
+from guidedrag_graph.linking.entities import EntityLinker
+from guidedrag_graph.schema.presets import name_key
+from guidedrag_graph.templates import queries as templates
 from guidedrag_graph.vocabulary import TAGGERS
 
 _LUCENE_SPECIAL = re.compile(r'[+\-&|!(){}\[\]^"~*?:\\/]')

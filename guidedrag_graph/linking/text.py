@@ -1,6 +1,7 @@
 """The entity linker's text side: a question's spans, the keys they match, and the key index.
 
-Pure Python, no database (``linking.py`` asks Neo4j, ``link_index.py`` keeps the KB's keys).
+Pure Python, no database (``linking/entities.py`` asks Neo4j, ``linking/index.py`` keeps the KB's
+keys).
 A span matches an entity when one of its keys equals one of the entity's keys: ``name_key``
 forms (exact name, alias), :func:`fold` forms (accent/punctuation variants), and the base of a
 disambiguated name ("mercury" of "mercury (planet)"). :class:`KeyIndex` holds those keys, so a
@@ -16,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from guidedrag_graph.schema import name_key
+from guidedrag_graph.schema.presets import name_key
 
 # English function words and question words: spans made only of these are never entity names.
 STOP_WORDS: frozenset[str] = frozenset(
@@ -229,7 +230,7 @@ class KeyIndex:
     """The candidates by each key a span may match, so matching is lookups, not a product.
 
     Built per question from the candidates Neo4j returned, or once from every entity of the KB
-    (``link_index.py``); ``known`` and ``heads`` let :func:`indexed_spans` skip the n-grams no
+    (``linking/index.py``); ``known`` and ``heads`` let :func:`indexed_spans` skip the n-grams no
     key equals, and stop lengthening a span no key goes on from."""
 
     def __init__(self, candidates: Iterable[Candidate]) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from guidedrag_graph.selection import EmptySelection, Expr, Selector
 from guidedrag_graph.selection import nodes as A
-from guidedrag_graph.selection.compiled import CompiledSelection
+from guidedrag_graph.selection.compiled_forms import CompiledSelection
 from guidedrag_graph.selection.compiler import compile_plan
 from guidedrag_graph.selection.cost import check_cost
 from guidedrag_graph.selection.primitives import Resolved

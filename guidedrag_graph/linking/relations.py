@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from guidedrag_graph.link_text import TOKEN, is_stop
+from guidedrag_graph.linking.text import TOKEN, is_stop
 
 __all__ = [
     "RelationLink",

@@ -1,6 +1,7 @@
 """What a schema mapping is: the ``SchemaMapping`` model and the template slot of each field.
 
-Split out of ``schema.py`` so the model (its fields, their slot annotations, the checks every
+Split out of ``schema/presets.py`` so the model (its fields, their slot annotations, the checks
+every
 mapping passes when built) reads apart from where a run's mapping comes from (the presets and
 mapping files ``schema`` holds). ``schema`` re-exports every public name here.
 """

@@ -1,6 +1,6 @@
 """The migration files themselves: found, parsed and rendered for a mapping, never applied here.
 
-``migrate.py`` decides what to run and runs it; this module only answers what a file says (its
+``migration/run.py`` decides what to run and runs it; this module only answers what a file says (its
 version, the server it requires, its statements for a schema mapping and names, the objects they
 create), so status, planning and the packaging test read files the same way.
 """
@@ -11,12 +11,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from guidedrag_graph import templates
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db import ServerInfo
+from guidedrag_graph.db.connection import ServerInfo
 from guidedrag_graph.errors import ConfigurationError, MigrationError
 from guidedrag_graph.resources import migrations_dir
-from guidedrag_graph.schema import PRESETS, SchemaMapping
+from guidedrag_graph.schema.presets import PRESETS, SchemaMapping
+from guidedrag_graph.templates import queries as templates
 
 _FILE_RE = re.compile(r"^V(\d{4})__([A-Za-z0-9_]+)\.cypher$")
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from neo4j import Driver
 
-from guidedrag_graph import templates
+from guidedrag_graph.templates import queries as templates
 
 _NAME = r"(`(?:[^`]|``)+`|\w+)"
 _CREATE_RE = re.compile(

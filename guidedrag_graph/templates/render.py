@@ -1,6 +1,7 @@
 """Fill a parsed template's slots: whole queries, fragments and migration statements.
 
-Split out of ``templates.py``, which keeps the memoised ``query`` and ``fragment`` by name, so
+Split out of ``templates/queries.py``, which keeps the memoised ``query`` and ``fragment`` by name,
+so
 the slot filling reads on its own: one pass over the parsed lines, each slot replaced by the
 schema's (or the caller's) name escaped once with ``escape_identifier``, variables and
 parameters renamed, steps repeated, variant blocks kept or dropped, includes rendered in place.
@@ -15,10 +16,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from guidedrag_graph import template_lexer as L
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.schema import ELEMENT_ID, SchemaMapping, escape_identifier
-from guidedrag_graph.template_files import chosen, load
+from guidedrag_graph.schema.presets import ELEMENT_ID, SchemaMapping, escape_identifier
+from guidedrag_graph.templates import lexer as L
+from guidedrag_graph.templates.files import chosen, load
 
 
 @dataclass(frozen=True)

@@ -26,21 +26,21 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from guidedrag_graph import template_lexer as L
-from guidedrag_graph.schema import ELEMENT_ID as ELEMENT_ID
-from guidedrag_graph.schema import SchemaMapping
-from guidedrag_graph.schema import escape_identifier as escape_identifier
-from guidedrag_graph.template_files import browser_script as browser_script
-from guidedrag_graph.template_files import check_includes as check_includes
-from guidedrag_graph.template_files import load as load
-from guidedrag_graph.template_files import variants as variants
-from guidedrag_graph.template_render import Lists as Lists
-from guidedrag_graph.template_render import Names as Names
-from guidedrag_graph.template_render import Relation as Relation
-from guidedrag_graph.template_render import checksum as checksum
-from guidedrag_graph.template_render import list_items, name_items
-from guidedrag_graph.template_render import render as render
-from guidedrag_graph.template_render import statements as statements
+from guidedrag_graph.schema.presets import ELEMENT_ID as ELEMENT_ID
+from guidedrag_graph.schema.presets import SchemaMapping
+from guidedrag_graph.schema.presets import escape_identifier as escape_identifier
+from guidedrag_graph.templates import lexer as L
+from guidedrag_graph.templates.files import browser_script as browser_script
+from guidedrag_graph.templates.files import check_includes as check_includes
+from guidedrag_graph.templates.files import load as load
+from guidedrag_graph.templates.files import variants as variants
+from guidedrag_graph.templates.render import Lists as Lists
+from guidedrag_graph.templates.render import Names as Names
+from guidedrag_graph.templates.render import Relation as Relation
+from guidedrag_graph.templates.render import checksum as checksum
+from guidedrag_graph.templates.render import list_items, name_items
+from guidedrag_graph.templates.render import render as render
+from guidedrag_graph.templates.render import statements as statements
 
 NAME_DEFAULTS = L.NAME_DEFAULTS
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from guidedrag_graph import templates as T
-from guidedrag_graph.schema import SchemaMapping
+from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.entity_tiers import NO_MEMBERS
+from guidedrag_graph.templates import queries as T
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from functools import cache
 from typing import Literal
 
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.schema import SchemaMapping, template_slot
+from guidedrag_graph.schema.presets import SchemaMapping, template_slot
 
 
 # --- the one table of slot names ---------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The ``cypher/`` templates by name: parsed once, their includes checked, their variants chosen,
 and each variant as Neo4j Browser runs it.
 
-Split out of ``templates.py`` so what belongs to a template *file* (its ``// @include`` lines
+Split out of ``templates/queries.py`` so what belongs to a template *file* (its ``// @include``
+lines
 name real, plain fragments; a ``variant`` choice names axes and values the file declares; the
 Browser script of one choice) reads apart from filling slots. ``templates`` re-exports ``load``,
 ``variants``, ``check_includes`` and ``browser_script``.
@@ -12,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cache
 
-from guidedrag_graph import template_lexer as L
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.resources import cypher_template
+from guidedrag_graph.templates import lexer as L
 
 
 def variants(name: str) -> dict[str, tuple[str, ...]]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from guidedrag_graph.link_text import POSSESSIVE, TOKEN, capitalised
+from guidedrag_graph.linking.text import POSSESSIVE, TOKEN, capitalised
 
 __all__ = ["name_like_spans", "unknown_names"]
 

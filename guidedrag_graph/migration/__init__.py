@@ -1,0 +1,3 @@
+"""Migrations: running them (``run``), their steps and records (``steps``), the files (``files``)
+and the schema objects the project owns (``objects``).
+"""
