@@ -33,7 +33,7 @@ from guidedrag_graph.errors import ConfigurationError
     help="streamable-http: the port",
 )
 def mcp_command(transport: str, host: str, port: int) -> None:
-    """Serve GuidedRAG's read-only tools to MCP clients.
+    """Serve GuidedRAG's read-only tools to MCP clients (stdio or streamable HTTP).
 
     The tools: retrieve, select, cypher, suggest_entities and ask. It connects with the usual
     settings (NEO4J_URI, NEO4J_PASSWORD, GUIDEDRAG_*). Over stdio a client starts it as a
