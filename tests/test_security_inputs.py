@@ -207,7 +207,12 @@ def test_the_managed_servers_conf_bounds_every_transaction(tmp_path: Path) -> No
 def test_running_managed_server_environment_has_no_password(settings: Settings) -> None:
     """The test server, when this code started it (conftest or ``guidedrag neo4j start``)."""
     pids = []
-    for state in Path("/tmp").glob("*/run/guidedrag-server.json"):
+    states = [  # CI's home, conftest's (one worker or several under xdist)
+        pattern
+        for glob in ("*", "pytest-of-*/*/*", "pytest-of-*/*/*/*")
+        for pattern in Path("/tmp").glob(f"{glob}/run/guidedrag-server.json")
+    ]
+    for state in states:
         data = json.loads(state.read_text())
         if f":{data.get('bolt_port')}" in settings.neo4j_uri:
             pids.append(int(data["pid"]))
