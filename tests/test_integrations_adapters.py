@@ -48,9 +48,11 @@ def semantics_of(entities: list[str], relations: list[str]) -> Semantics:
     )
 
 
-@pytest.fixture(scope="module")
-def rag(settings: Settings, embedder: Embedder, driver: Driver) -> Iterator[GuidedRAG]:
-    with GuidedRAG(settings, driver=driver, embedder=embedder) as pipeline:
+@pytest.fixture
+def rag(settings: Settings, embedder: Embedder, sample_db: Driver) -> Iterator[GuidedRAG]:
+    # Per test, opened after the sample KB is in place: cheap (the KB's state is shared per
+    # driver), and it observes the database's version after any reload (context.KBState).
+    with GuidedRAG(settings, driver=sample_db, embedder=embedder) as pipeline:
         yield pipeline
 
 
