@@ -69,7 +69,13 @@ async def ticker_rounds(
 
 
 def kept(rounds: list[tuple[float, float, float]]) -> bool:
-    """A round where the ticker kept >= 80% of its expected ticks, expected on an idle loop's
+    """A round where the ticker kept at least half its expected ticks, expected on an idle loop's
     and the bare driver's terms (a loaded machine starves any client of CPU while the server
     works; a call that blocks the loop loses the ticks in every round)."""
-    return any(mine >= 0.8 * min(theirs, idle) for mine, theirs, idle in rounds)
+    # Half the bare driver's share: a loaded CI machine (two xdist workers, two servers) gave
+    # the pipeline 0.21-0.49 of its ticks against the bare driver's 0.35-0.63; a sync read on
+    # the loop (the mutation this guards against) keeps 0.003-0.09.
+    return any(mine >= KEPT_SHARE * min(theirs, idle) for mine, theirs, idle in rounds)
+
+
+KEPT_SHARE = 0.5

@@ -21,6 +21,7 @@ from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
 from guidedrag_graph.semantics import Semantics
+from tests.async_rag import KEPT_SHARE
 from tests.llm_server import LLMServer, llm_server
 
 pytestmark = pytest.mark.neo4j
@@ -187,7 +188,7 @@ def _ticker_shares(
                 mine, theirs = await _ticking(ours), await _ticking(bare)
                 idle = await _ticking(lambda: asyncio.sleep(0.2))
                 rounds.append((mine, theirs, idle))
-                if mine >= 0.8 * min(theirs, idle):
+                if mine >= KEPT_SHARE * min(theirs, idle):
                     break
             return [f"{m:.2f} {t:.2f} {i:.2f}" for m, t, i in rounds]
 
@@ -200,7 +201,7 @@ def _kept(rounds: list[str]) -> bool:
     whoever the client is; a read that blocks the loop loses ticks in every round)."""
     for line in rounds:
         mine, theirs, idle = (float(x) for x in line.split())
-        if mine >= 0.8 * min(theirs, idle):
+        if mine >= KEPT_SHARE * min(theirs, idle):
             return True
     return False
 
