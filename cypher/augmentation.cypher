@@ -6,19 +6,50 @@
 // Columns: triplets, entities (triplets: maps of head, type, predicate, tail, source_chunk, at
 // most $triplet_limit, ordered by head, type, tail; entities: maps of name, type, description,
 // at most $entity_limit).
+// Variant scope=scoped (a trusted scope, guidedrag_graph/selection/scope_names.py): the scope's
+// prelude (cypher/scope.cypher, binding `scope_u`, the in-scope chunks; the example below is the
+// whole KB) goes first, and nothing outside it reaches the prompt: only in-scope chunks' entities,
+// named entities an in-scope chunk mentions, and a triplet only when its evidence chunk (the
+// relation chunk property) is in scope or, having none, when both its endpoints are such entities.
+// @variants scope=none|scoped
 :param chunk_ids => ['c1', 'c2'];
 :param entity_keys => ['rome'];
 :param structural_types => ['PART_OF', 'MENTIONS'];
 :param triplet_limit => 50;
 :param entity_limit => 20;
+// @variant scope=scoped
+CALL () {
+  MATCH (c:/*chunk_label*/`Chunk`)
+  RETURN collect(c) AS scope_u
+}
+// @end-variant
+// @fragment query
+// @variant scope=none
 OPTIONAL MATCH (c:/*chunk_label*/`Chunk`)/*mentions*/-[:`MENTIONS`]->(e:/*entity_label*/`Entity`) WHERE /*chunk_id*/c.id IN $chunk_ids
 WITH collect(DISTINCT e) AS mentioned
 OPTIONAL MATCH (e:/*entity_label*/`Entity`) WHERE /*entity_key*/e.name_key IN $entity_keys
 WITH mentioned, collect(DISTINCT e) AS named
+// @end-variant
+// @variant scope=scoped
+OPTIONAL MATCH (c:/*chunk_label*/`Chunk`)/*mentions*/-[:`MENTIONS`]->(e:/*entity_label*/`Entity`)
+WHERE /*chunk_id*/c.id IN $chunk_ids AND c IN scope_u
+WITH scope_u, collect(DISTINCT e) AS mentioned
+OPTIONAL MATCH (e:/*entity_label*/`Entity`) WHERE /*entity_key*/e.name_key IN $entity_keys
+  AND EXISTS { MATCH (m:/*chunk_label*/`Chunk`)/*mentions*/-[:`MENTIONS`]->(e) WHERE m IN scope_u }
+WITH mentioned, collect(DISTINCT e) AS named, [x IN scope_u | /*chunk_id*/x.id] AS scope_ids
+// @end-variant
+// @variant scope=none
 CALL (mentioned, named) {
+// @end-variant
+// @variant scope=scoped
+CALL (mentioned, named, scope_ids) {
+// @end-variant
   UNWIND mentioned + named AS h
   MATCH (h)-[r]->(t:/*entity_label*/`Entity`)
   WHERE (t IN mentioned OR t IN named) AND NOT type(r) IN $structural_types
+  // @variant scope=scoped
+    AND (/*relation_chunk_property*/r.source_chunk IS NULL OR /*relation_chunk_property*/r.source_chunk IN scope_ids)
+  // @end-variant
   WITH DISTINCT h, r, t
   WITH /*entity_name*/h.name AS head, coalesce(/*relation_type_property*/r.type, type(r)) AS type,
        /*relation_text_property*/r.predicate AS predicate, /*entity_name*/t.name AS tail,
@@ -37,3 +68,4 @@ CALL (mentioned, named) {
                   description: /*entity_description*/e.description}) AS entities
 }
 RETURN triplets, entities
+// @end

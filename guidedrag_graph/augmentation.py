@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.retrieval import RankedChunk
 from guidedrag_graph.schema.presets import name_key
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.templates import queries as templates
+
+if TYPE_CHECKING:
+    from guidedrag_graph.selection.scope import CompiledScope
 
 SYSTEM_PROMPT = (
     "You answer questions using ONLY the context chunks given. Every claim must cite the id of "
@@ -175,12 +178,28 @@ class Augmenter:
         return {"chunk_ids": [c.id for c in chunks], "entity_keys": keys}
 
     def graph_context(
-        self, chunks: Sequence[RankedChunk], semantics: Semantics | None
+        self,
+        chunks: Sequence[RankedChunk],
+        semantics: Semantics | None,
+        scope: CompiledScope | None = None,
     ) -> tuple[list[Triplet], list[EntityNote], str]:
         """The triplets among the selected entities and their descriptions, in one query
-        (``cypher/augmentation.cypher``), and that query's text."""
-        query = templates.query("augmentation", self.graph.schema)
+        (``cypher/augmentation.cypher``), and that query's text.
+
+        With a trusted ``scope`` the scope's prelude goes first and the ``scoped`` variant
+        keeps the prompt inside it: entities mentioned by in-scope chunks only, and a triplet
+        only when its evidence chunk is in scope or, having none, when both its endpoints are
+        such entities (docs/security.md, "What a scope hides")."""
+        if scope is None:
+            query = templates.query("augmentation", self.graph.schema)
+            scope_params: dict[str, Any] = {}
+        else:
+            query = scope.prelude + "\n" + templates.fragment(
+                "augmentation", "query", self.graph.schema, variant={"scope": "scoped"}
+            )
+            scope_params = dict(scope.params)
         params = {
+            **scope_params,
             **self._params(chunks, semantics),
             "structural_types": sorted(self.graph.schema.structural_relationship_types),
             "triplet_limit": self.max_triplets,
@@ -216,13 +235,16 @@ class Augmenter:
         *,
         semantics: Semantics | None = None,
         template: str | None = None,
+        scope: CompiledScope | None = None,
     ) -> AugmentedPrompt:
+        """The prompt for ``chunks``; ``scope`` (the call's trusted scope, compiled) keeps its
+        triplets and entity notes inside it."""
         template = template or (
             "relational"
             if semantics and semantics.relational
             else (semantics.question_type if semantics else "factoid")
         )
-        triplets, notes, query = self.graph_context(chunks, semantics)
+        triplets, notes, query = self.graph_context(chunks, semantics, scope)
         prompt = build_prompt(
             question,
             chunks,

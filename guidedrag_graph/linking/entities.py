@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.linking.index import MAX_ENTITIES, held_index
@@ -52,6 +53,12 @@ from guidedrag_graph.linking.text import (
     question_spans,
 )
 from guidedrag_graph.templates import queries as templates
+
+if TYPE_CHECKING:
+    from guidedrag_graph.selection.scope_names import ScopeNames
+
+# The key index of a scope's entities, kept beside its names (per KB version and scope key).
+SCOPE_INDEX_KIND = "scope_link_index"
 
 __all__ = ["STOP_WORDS", "EntityLinker", "Link", "Span", "choose", "fold", "fulltext_query"]
 __all__ += ["question_spans"]
@@ -188,8 +195,11 @@ class EntityLinker:
         fulltext_limit: int = 50,
         mention_cap: int = 1000,
         max_held_entities: int = MAX_ENTITIES,
+        scope: ScopeNames | None = None,
     ) -> None:
         self.graph = graph
+        # A trusted scope's names: only entities an in-scope chunk mentions can be linked.
+        self.scope = scope
         self.max_words = max_words
         self.fulltext_limit = fulltext_limit
         self.mention_cap = mention_cap
@@ -199,11 +209,22 @@ class EntityLinker:
         """Every entity the question names, best first, with how each one matched.
 
         Against the KB's keys held in-process (``linking/index.py``: no round trip) when the cache
-        is on and the KB has at most ``max_held_entities`` entities, else by one query."""
+        is on and the KB has at most ``max_held_entities`` entities, else by one query.
+        Scoped: against the scope's own entities (``scope_index``), or, for a scope too large
+        to hold, by query with every candidate checked against the scope."""
+        if self.scope is not None:
+            return self._link_scoped(question, self.scope)
         index = held_index(self.graph, self.mention_cap, self.max_held_entities)
         if index is None:
             return self.link_by_query(question)
         return choose_matches(indexed_spans(question, self.max_words, index), question)
+
+    def _link_scoped(self, question: str, scope: ScopeNames) -> list[Link]:
+        if not scope.held:
+            found = self.link_by_query(question)
+            kept = set(scope.keep_names(lk.name for lk in found))
+            return [lk for lk in found if lk.name in kept]
+        return choose_matches(indexed_spans(question, self.max_words, scope_index(scope)), question)
 
     def link_by_query(self, question: str) -> list[Link]:
         """``link`` by one query (``cypher/link_entities.cypher``): the entities whose name key
@@ -232,3 +253,26 @@ class EntityLinker:
     def tag(self, question: str) -> list[str]:
         """One entity per linked span, best first (other senses of a span are left out)."""
         return [link.name for link in self.link(question) if not link.alternate]
+
+
+def scope_index(scope: ScopeNames) -> KeyIndex:
+    """The key index of the entities ``scope`` may show (its names' rows: the link index's
+    columns), built once per scope and KB version and kept beside them (``graph.data``)."""
+    key = (SCOPE_INDEX_KIND, scope.key, id(scope))
+    kept: KeyIndex | None = scope.graph.data.get(key)
+    if kept is not None:
+        return kept
+    index = KeyIndex(
+        candidate(
+            {
+                "name": name,
+                "name_key": name_key,
+                "alias_keys": aliases,
+                "mentions": mentions,
+                "document_subject": subject,
+            }
+        )
+        for _id, name, name_key, aliases, mentions, subject in scope.entities
+    )
+    scope.graph.data.put(key, index)
+    return index

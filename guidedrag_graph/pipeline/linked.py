@@ -35,6 +35,7 @@ from guidedrag_graph.linking.text import TOKEN
 from guidedrag_graph.schema.presets import name_key
 from guidedrag_graph.selection import Selector
 from guidedrag_graph.selection.resolution import SUGGESTED_NAMES
+from guidedrag_graph.selection.scope_names import ScopeNames
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.templates import queries as templates
 
@@ -87,7 +88,8 @@ def link_semantics(
     With entities linked and no relation stated, the relation types the question asks about
     are linked too (``relations``: ``auto`` where the graph's vocabulary is typed, ``on``,
     ``off``; ``linking/relations.py``), each feeding the ``A_rel`` tier."""
-    found = EntityLinker(graph).link(question)
+    scope = selector.resolver.scope
+    found = EntityLinker(graph, scope=scope).link(question)
     unknown = tuple(unknown_names(question, _char_ranges(question, found)))
     links = [lk for lk in found if not lk.alternate]
     if not links:
@@ -105,7 +107,12 @@ def link_semantics(
     if relations != "off" and not base.relations:
         rel_links = tuple(
             question_relations(
-                graph, question, _char_ranges(question, kept), embedder, force=relations == "on"
+                graph,
+                question,
+                _char_ranges(question, kept),
+                embedder,
+                force=relations == "on",
+                scope=scope,
             )
         )
     if rel_links:
@@ -128,7 +135,7 @@ def link_beside_stated(
         return AutoSemantics(semantics)
     links = [
         lk
-        for lk in EntityLinker(graph).link(question)
+        for lk in EntityLinker(graph, scope=selector.resolver.scope).link(question)
         if not lk.alternate
         and name_key(lk.name) not in stated
         and not any(k in s for k in lk.span.keys for s in stated)
@@ -159,13 +166,16 @@ def relations_beside_stated(
     semantics: Semantics,
     embedder: Embedder | None,
     relations: str = "auto",
+    scope: ScopeNames | None = None,
 ) -> AutoSemantics:
     """Stated entities and no stated relation: the relation types the question asks about,
     linked as for a bare question (``question_relations``), outside the stated names' words."""
     if relations == "off" or semantics.relations or not semantics.entities:
         return AutoSemantics(semantics)
     excluded = stated_ranges(question, semantics.entities)
-    found = question_relations(graph, question, excluded, embedder, force=relations == "on")
+    found = question_relations(
+        graph, question, excluded, embedder, force=relations == "on", scope=scope
+    )
     if not found:
         return AutoSemantics(semantics)
     update = {"relations": tuple(r.relation for r in found), "relational": True}
@@ -197,12 +207,13 @@ def _char_ranges(question: str, links: Sequence[Link]) -> list[tuple[int, int]]:
     ]
 
 
-def relation_type_counts(graph: GraphContext) -> dict[str, int]:
+def relation_type_counts(graph: GraphContext, scope: ScopeNames | None = None) -> dict[str, int]:
     """Entity relations per relation type (``cypher/kb_stats_relations.cypher``), kept for
-    the resolution cache's time."""
+    the resolution cache's time. Scoped: only the types with a relation in scope (the counts
+    stay the KB's: they only decide whether the vocabulary reads as typed)."""
     kept: dict[str, int] | None = graph.data.get("relation_type_counts")
     if kept is not None:
-        return kept
+        return kept if scope is None else _scoped_counts(kept, scope)
     rows = graph.read(
         templates.fragment("kb_stats_relations", graph.schema.relation_mode, graph.schema),
         {},
@@ -210,7 +221,11 @@ def relation_type_counts(graph: GraphContext) -> dict[str, int]:
     )
     counts = {str(r["type"]): int(r["n"]) for r in rows if r["type"] is not None}
     graph.data.put("relation_type_counts", counts)
-    return counts
+    return counts if scope is None else _scoped_counts(counts, scope)
+
+
+def _scoped_counts(counts: dict[str, int], scope: ScopeNames) -> dict[str, int]:
+    return {t: counts[t] for t in scope.keep_types(sorted(counts))}
 
 
 def question_relations(
@@ -220,10 +235,12 @@ def question_relations(
     embedder: Embedder | None,
     *,
     force: bool = False,
+    scope: ScopeNames | None = None,
 ) -> list[RelationLink]:
     """The graph's relation types ``question`` asks about, outside the ``excluded`` (linked
-    entity) ranges; none where the vocabulary is free text, unless ``force``."""
-    counts = relation_type_counts(graph)
+    entity) ranges; none where the vocabulary is free text, unless ``force``. Scoped: only
+    the types with a relation in ``scope``."""
+    counts = relation_type_counts(graph, scope)
     if not counts or not (force or links_relations(counts)):
         return []
     types = sorted(counts)
@@ -287,7 +304,12 @@ def auto_semantics(
             linked = link_beside_stated(graph, selector, question, semantics)
         if link and linked.semantics is not None:
             more = relations_beside_stated(
-                graph, question, linked.semantics, embedder, settings.link_relations
+                graph,
+                question,
+                linked.semantics,
+                embedder,
+                settings.link_relations,
+                selector.resolver.scope,
             )
             linked = AutoSemantics(
                 more.semantics, linked.linked, linked.notes, more.relations, linked.unknown

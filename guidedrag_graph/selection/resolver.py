@@ -14,7 +14,7 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from neo4j.exceptions import ClientError
 
@@ -24,7 +24,13 @@ from guidedrag_graph.selection.cost import CostStats, fetch_stats
 from guidedrag_graph.selection.limits import Limits, check_list, check_text
 from guidedrag_graph.templates import queries as T
 
+if TYPE_CHECKING:
+    from guidedrag_graph.selection.scope_names import ScopeNames
+
 _WORD = re.compile(r"\w+", re.UNICODE)
+# A scoped resolver asks the full-text index for this many times the suggestions it returns:
+# the closest names may all be outside the scope, and only in-scope ones are offered.
+SCOPED_SUGGESTION_FACTOR = 10
 
 
 def lucene_fuzzy(text: str) -> str:
@@ -35,10 +41,27 @@ def lucene_fuzzy(text: str) -> str:
 @dataclass
 class Resolver:
     """Names and relation types resolved against one database; what it finds is kept in the
-    context's ``ExpiringCache`` (``GUIDEDRAG_RESOLUTION_CACHE_S``), shared by its selectors."""
+    context's ``ExpiringCache`` (``GUIDEDRAG_RESOLUTION_CACHE_S``), shared by its selectors.
+
+    With ``scope`` (the names a trusted scope may show, ``selection/scope_names.py``) every
+    answer is narrowed to it: an entity, document or relation type found only outside the scope
+    resolves to nothing (the same "unknown" as a name the KB lacks), and suggestions name only
+    in-scope entities and types. Scoped answers are cached under the scope's key."""
 
     graph: GraphContext
     limits: Limits = field(default_factory=Limits)
+    scope: ScopeNames | None = None
+
+    def _scoped_ids(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``rows`` (with an ``id``) less those outside the scope, before the lowest tier is
+        taken: a name that means an in-scope alias and an out-of-scope exact name is the alias."""
+        if self.scope is None or not rows:
+            return rows
+        kept = set(self.scope.keep_ids(str(r["id"]) for r in rows if r["id"] is not None))
+        return [r for r in rows if r["id"] is not None and str(r["id"]) in kept]
+
+    def _cache_key(self, *key: Any) -> tuple[Any, ...]:
+        return key if self.scope is None else (key[0], ("scope", self.scope.key), *key[1:])
 
     @property
     def schema(self) -> SchemaMapping:
@@ -58,13 +81,14 @@ class Resolver:
         rows = self._read(
             T.fragment("resolve_entity", "query", self.schema), params, name="resolve_entity"
         )
+        rows = self._scoped_ids(rows)
         if not rows:
             rows = self._read(
                 T.fragment("resolve_entity_alias", "query", self.schema),
                 params,
                 name="resolve_entity_alias",
             )
-        return _lowest_tier(rows)
+        return _lowest_tier(self._scoped_ids(rows))
 
     def entity_ids_many(self, names: tuple[str, ...] | list[str]) -> dict[str, list[str]]:
         """``entity_ids`` for every name: none for names resolved within the cache's time,
@@ -73,26 +97,32 @@ class Resolver:
         for name in names:
             check_text(name, "an entity name", self.limits)
         cache = self.graph.data
-        kept = {n: ids for n in names if (ids := cache.get(("entity", n))) is not None}
+        kept = {n: ids for n in names if (ids := cache.get(self._cache_key("entity", n))) is not None}
         missing = [n for n in names if n not in kept]
         found = self._fetch_entity_ids(missing) if missing else {}
         for name, ids in found.items():
             if ids:
-                cache.put(("entity", name), ids)
+                cache.put(self._cache_key("entity", name), ids)
         return {name: list(kept.get(name) or found[name]) for name in names}
 
     def _fetch_entity_ids(self, names: list[str]) -> dict[str, list[str]]:
         params: dict[str, Any] = {"sel_names": names, "sel_keys": [name_key(n) for n in names]}
         by_name: dict[int, list[dict[str, Any]]] = {}
-        for row in self._read(
-            T.fragment("resolve_entities", "query", self.schema), params, name="resolve_entities"
+        for row in self._scoped_ids(
+            self._read(
+                T.fragment("resolve_entities", "query", self.schema),
+                params,
+                name="resolve_entities",
+            )
         ):
             by_name.setdefault(int(row["n"]), []).append(row)
         if len(by_name) < len(names):
-            for row in self._read(
-                T.fragment("resolve_entities", "alias", self.schema),
-                params,
-                name="resolve_entities",
+            for row in self._scoped_ids(
+                self._read(
+                    T.fragment("resolve_entities", "alias", self.schema),
+                    params,
+                    name="resolve_entities",
+                )
             ):
                 if int(row["n"]) not in by_name or int(by_name[int(row["n"])][0]["tier"]) == 4:
                     by_name.setdefault(int(row["n"]), []).append(row)
@@ -110,6 +140,9 @@ class Resolver:
             {"sel_name": name},
             name="resolve_document",
         )
+        if self.scope is not None and rows:  # a document outside the scope is unknown
+            kept = set(self.scope.keep_documents(str(r["id"]) for r in rows if r["id"] is not None))
+            rows = [r for r in rows if r["id"] is not None and str(r["id"]) in kept]
         return _lowest_tier(rows)
 
     def suggestions(self, name: str, limit: int = 5) -> list[str]:
@@ -118,10 +151,11 @@ class Resolver:
         fuzzy = lucene_fuzzy(name)
         if not fuzzy:
             return []
+        asked = limit if self.scope is None else limit * SCOPED_SUGGESTION_FACTOR
         try:
             rows = self._read(
                 T.fragment("suggest_entities", "query", self.schema),
-                {"sel_index": self.fulltext_index, "sel_fuzzy": fuzzy, "sel_limit": limit},
+                {"sel_index": self.fulltext_index, "sel_fuzzy": fuzzy, "sel_limit": asked},
                 name="suggest_entities",
             )
         except ClientError:
@@ -130,6 +164,8 @@ class Resolver:
         for row in rows:
             if row["name"] is not None and row["name"] not in out:
                 out.append(str(row["name"]))
+        if self.scope is not None:  # only names an in-scope chunk mentions are offered
+            out = self.scope.keep_names(out)
         # The index's fuzzy scores favour short names; order by how alike the names read.
         alike = rank_similar(name, out, limit)
         return alike + [n for n in out if n not in alike]
@@ -137,7 +173,17 @@ class Resolver:
     def relation_types(self, *, fresh: bool = False) -> set[str]:
         """Names that may be relation types (mode "types": every relationship type token but the
         lexical-graph ones; mode "property": the type property's values, all in use); ``fresh``
-        asks the database even if the cache holds them."""
+        asks the database even if the cache holds them. Scoped: only the types with a relation
+        in scope (``selection/scope_names.py``), so an out-of-scope type is unknown and never
+        suggested."""
+        if self.scope is not None:
+            key = self._cache_key("relation_types")
+            scoped: set[str] | None = None if fresh else self.graph.data.get(key)
+            if scoped is None:
+                every = Resolver(self.graph, self.limits).relation_types(fresh=fresh)
+                scoped = set(self.scope.keep_types(sorted(every)))
+                self.graph.data.put(key, scoped)
+            return scoped
         kept: set[str] | None = None if fresh else self.graph.data.get("relation_types")
         if kept is not None:
             return kept

@@ -1,0 +1,148 @@
+"""The names a trusted scope may show: entities, relation types and documents (issue 35).
+
+A scope (``selection/scope.py``) bounds which chunks a request may rank; this module bounds
+which *names* it may see. A request that could link, resolve or be offered a name mentioned only
+outside its scope would learn that the name exists in another tenant's documents, so:
+
+- an entity is in scope when an in-scope chunk mentions it (linking, resolution, suggestions);
+- a relation type is in scope when one of its relations is: its evidence chunk (the schema's
+  relation chunk property) is in scope, or, having none, both its endpoints are mentioned by
+  in-scope chunks (the same rule augmentation's triplets follow, ``cypher/augmentation.cypher``);
+- a document is in scope when one of its chunks is.
+
+One read (``cypher/scope_names.cypher``, the scope's prelude first) gives all three, kept per
+KB version and scope key in the process's warm state (``GraphContext.data``, cleared when a
+write moves the database's version), so a scoped request pays it once, not per call.
+
+Bounded: a scope whose chunks mention more than :data:`MAX_SCOPE_ENTITIES` entities (the link
+index's own bound) is not held. Its names are then checked per request
+(``cypher/scope_names_check.cypher``: the names, ids or types a request asks about, with the
+scope's prelude), one small read per kind asked; nothing is ever let through unchecked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from guidedrag_graph.context import GraphContext
+from guidedrag_graph.templates import queries as T
+
+if TYPE_CHECKING:
+    from guidedrag_graph.selection.scope import CompiledScope
+
+# Entities of a scope held in-process: the link index's bound (about 1 KB each).
+MAX_SCOPE_ENTITIES = 100_000
+# Mentions counted per entity (the link order's popularity prior), as the link index counts.
+MENTION_CAP = 1000
+CACHE_KIND = "scope_names"
+
+
+@dataclass(frozen=True)
+class ScopeNames:
+    """What one scope may show, read against one KB version.
+
+    ``held``: the lists below are the whole answer; otherwise (a scope over more entities than
+    the bound) each question is checked by a query. ``entities``: rows ``[id, name, name_key,
+    alias_keys, mentions, document_subject]`` of the entities mentioned in scope (the link
+    index's columns, with the id first)."""
+
+    graph: GraphContext = field(repr=False, compare=False)
+    scope: CompiledScope = field(repr=False)
+    total: int
+    held: bool
+    entities: tuple[tuple[Any, ...], ...] = ()
+    ids: frozenset[str] = frozenset()
+    names: frozenset[str] = frozenset()
+    relation_types: frozenset[str] = frozenset()
+    documents: frozenset[str] = frozenset()
+
+    @property
+    def key(self) -> str:
+        """The scope's cache key (its canonical text)."""
+        return self.scope.scope.key
+
+    # ------------------------------------------------------------------ filters
+    def keep_ids(self, ids: Iterable[str]) -> list[str]:
+        """The entity ids among ``ids`` that in-scope chunks mention, in their order."""
+        return self._keep(ids, self.ids, "ids")
+
+    def keep_names(self, names: Iterable[str]) -> list[str]:
+        """The entity names among ``names`` that in-scope chunks mention (exact names)."""
+        return self._keep(names, self.names, "names")
+
+    def keep_types(self, types: Iterable[str]) -> list[str]:
+        """The relation types among ``types`` with a relation in scope."""
+        return self._keep(types, self.relation_types, "types")
+
+    def keep_documents(self, ids: Iterable[str]) -> list[str]:
+        """The document ids among ``ids`` with a chunk in scope."""
+        return self._keep(ids, self.documents, "documents")
+
+    def _keep(self, values: Iterable[str], held: frozenset[str], kind: str) -> list[str]:
+        wanted = [str(v) for v in dict.fromkeys(values) if v is not None]
+        if self.held or not wanted:
+            return [v for v in wanted if v in held]
+        return check(self.graph, self.scope, kind, wanted)
+
+
+def scope_names(
+    graph: GraphContext, scope: CompiledScope, max_entities: int = MAX_SCOPE_ENTITIES
+) -> ScopeNames:
+    """The names ``scope`` may show: kept per KB version and scope (``graph.data``), else one
+    read (``cypher/scope_names.cypher``)."""
+    key = (CACHE_KIND, scope.scope.key, max_entities)
+    kept: ScopeNames | None = graph.data.get(key)
+    if kept is not None:
+        return kept
+    names = read_scope_names(graph, scope, max_entities)
+    graph.data.put(key, names)
+    return names
+
+
+def read_scope_names(graph: GraphContext, scope: CompiledScope, max_entities: int) -> ScopeNames:
+    """One READ query: the scope's prelude, then its entities, relation types and documents
+    (only the count above ``max_entities``)."""
+    query = scope.prelude + "\n" + T.fragment("scope_names", "names", graph.schema)
+    params = {
+        **scope.params,
+        "max_entities": max_entities,
+        "mention_cap": MENTION_CAP,
+        "structural_types": sorted(graph.schema.structural_relationship_types),
+    }
+    rows = graph.read(query, params, name="scope_names")
+    row = rows[0] if rows else {}
+    total = int(row.get("total") or 0)
+    if total > max_entities:
+        return ScopeNames(graph, scope, total, held=False)
+    entities = tuple(tuple(e) for e in row.get("entities") or ())
+    return ScopeNames(
+        graph,
+        scope,
+        total,
+        held=True,
+        entities=entities,
+        ids=frozenset(str(e[0]) for e in entities if e[0] is not None),
+        names=frozenset(str(e[1]) for e in entities if e[1] is not None),
+        relation_types=frozenset(str(t) for t in row.get("relation_types") or () if t),
+        documents=frozenset(str(d) for d in row.get("documents") or () if d is not None),
+    )
+
+
+def check(graph: GraphContext, scope: CompiledScope, kind: str, values: Sequence[str]) -> list[str]:
+    """``values`` (entity ``ids``, entity ``names``, relation ``types`` or ``documents``) that
+    meet the scope's rule, asked of Neo4j (``cypher/scope_names_check.cypher``)."""
+    query = scope.prelude + "\n" + T.fragment("scope_names_check", kind, graph.schema)
+    params = {
+        **scope.params,
+        "ids": [],
+        "names": [],
+        "types": [],
+        "documents": [],
+        kind: list(values),
+        "structural_types": sorted(graph.schema.structural_relationship_types),
+    }
+    rows = graph.read(query, params, name="scope_names_check")
+    kept = {str(v) for v in (rows[0]["kept"] if rows else ())}
+    return [v for v in values if v in kept]
