@@ -162,6 +162,13 @@ class Settings(BaseSettings):
         "MuSiQue it cost the stated rows 2 points of all-gold recall and 0.9 ms a call; "
         "GUIDEDRAG_LINK_BESIDE_STATED=true turns it on",
     )
+    scope: str | None = Field(
+        None,
+        max_length=100_000,
+        description="the deployment's scope: a selection (DSL or its JSON form, e.g. "
+        "source('wiki') or document('Euro') | document('Yen')) intersected into every query; "
+        "request inputs can never widen it (docs/security.md, Scopes). Unset: the whole KB",
+    )
     guarantee_entities: bool = Field(
         False,
         description="auto: each named entity keeps its best chunk in the top k (multi-passage "

@@ -14,6 +14,7 @@ paper's precision result). Every stage is timed; the result carries the Cypher t
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
@@ -34,12 +35,14 @@ from guidedrag_graph.pipeline.linked import AutoSemantics, auto_semantics
 from guidedrag_graph.pipeline.question import Question, RetrieveOptions, Selection
 from guidedrag_graph.pipeline.request import RetrieveRequest
 from guidedrag_graph.pipeline.results import Answer, RetrievalResult
+from guidedrag_graph.pipeline.scoping import scope_abstention
 from guidedrag_graph.pipeline.selected import retrieve_selection
 from guidedrag_graph.retrieval import Retriever
 from guidedrag_graph.retrieval.filters import check_fields
 from guidedrag_graph.retrieve_args import index_dimensions
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import Selector
+from guidedrag_graph.selection.scope import Scope, ScopeInput, narrow
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.policy import SteeringPolicy
 from guidedrag_graph.templates import queries as templates
@@ -62,7 +65,10 @@ class GuidedRAG:
         policy: SteeringPolicy | None = None,
         llm_client: OpenAI | None = None,
         async_llm_client: AsyncOpenAI | None = None,
+        scope: ScopeInput = None,
     ) -> None:
+        """``scope`` (trusted, server-side code only): the chunks this instance may read, a
+        selection; it narrows ``GUIDEDRAG_SCOPE`` when both are set (docs/security.md)."""
         # an AsyncDriver is read through the bridge (``aopen``: its reads are awaited)
         self.graph = GraphContext.open(settings, driver, schema)  # type: ignore[arg-type]
         self._embedder = embedder
@@ -75,6 +81,26 @@ class GuidedRAG:
         self._llm_client = llm_client
         self._async_llm_client = async_llm_client
         self._generator: Generator | None = None
+        deployment = Scope.parse(self.settings.scope, where="GUIDEDRAG_SCOPE")
+        self._scope = narrow(deployment, scope, where="GuidedRAG(scope=...)")
+        self._view = False
+
+    @property
+    def scope(self) -> Scope | None:
+        """The trusted scope every call of this instance is intersected with (None: the KB)."""
+        return self._scope
+
+    def scoped(self, scope: ScopeInput) -> GuidedRAG:
+        """A view of this instance narrowed to ``scope`` (intersected with its own: a view
+        never widens). It shares the context, the KB's warm state, the driver, the embedder
+        and the LLM clients; closing it closes nothing (the instance it came from owns them).
+
+        >>> user_rag = rag.scoped("document('Euro') | document('Yen')")   # per user, server side
+        """
+        view = copy.copy(self)
+        view._scope = narrow(self._scope, scope, where="scoped()")
+        view._view = True
+        return view
 
     # -------------------------------------------------------------- lifecycle
     @property
@@ -90,7 +116,8 @@ class GuidedRAG:
         return self.graph.schema
 
     def close(self) -> None:
-        self.graph.close()
+        if not self._view:  # a scoped view shares its parent's driver
+            self.graph.close()
 
     def __enter__(self) -> GuidedRAG:
         return self
@@ -166,12 +193,19 @@ class GuidedRAG:
                 filters=filters,
                 link=link,
                 dimensions=lambda: index_dimensions(self.graph),
+                scope=self.scope,
             )
             return self.retrieve_request(request)
 
     @budgeted
     def retrieve_request(self, request: RetrieveRequest) -> RetrievalResult:
-        """Run a request a door built (``RetrieveRequest.build``); nothing is checked again."""
+        """Run a request a door built (``RetrieveRequest.build``); nothing is checked again.
+        Its scope is intersected with this instance's: a request never widens it."""
+        scope = self.selector.scope(narrow(self.scope, request.scope, where="request scope"))
+        if scope is not None and scope.empty:  # nothing embedded, searched or asked
+            template = self.policy.decide(request.semantics).template
+            return scope_abstention(request, scope, template)
+        scope = None if scope is None or scope.whole else scope  # the whole KB: unscoped plan
         chunk_filter = request.chunk_filter
         if chunk_filter is not None:  # every property the filters name, checked on the KB
             rows = self.graph.read(
@@ -205,6 +239,7 @@ class GuidedRAG:
             linked=prepared.linked_dicts(),
             unknown_names=prepared.unknown,
             notes=prepared.notes,
+            scope=scope,
         )
         if chunk_filter is not None and not self.graph.read(
             chunk_filter.any_query(self.schema), chunk_filter.params, name="retrieve_filter"
@@ -319,7 +354,7 @@ class GuidedRAG:
 
     async def aclose(self) -> None:
         """Close the driver if this instance opened it (``aopen`` without a driver)."""
-        if self.graph.owns_driver:
+        if self.graph.owns_driver and not self._view:
             driver: Any = self.graph.driver  # an AsyncDriver here
             await driver.close()
 

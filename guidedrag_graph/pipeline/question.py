@@ -17,6 +17,7 @@ from guidedrag_graph.pipeline.results import RetrievalResult
 from guidedrag_graph.retrieval import CompiledSelectionLike, Ranking
 from guidedrag_graph.retrieval.filters import ChunkFilter
 from guidedrag_graph.selection import EmptySelection, Expr
+from guidedrag_graph.selection.scope import CompiledScope
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.mapping import PAPER_GUIDED, plan_selection
 
@@ -62,6 +63,9 @@ class Question:
     linked: tuple[dict[str, str], ...] = ()
     unknown_names: tuple[str, ...] = ()  # name-like spans of a bare question the KB lacks
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # The trusted scope compiled (None: none, or it holds the whole KB): every selection, tier,
+    # universe and filter of the call is intersected with it (retrieval/in_scope.py).
+    scope: CompiledScope | None = None
 
     def abstain(
         self,

@@ -25,6 +25,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.pipeline.question import Selection
 from guidedrag_graph.retrieval.filters import ChunkFilter, compile_filter
 from guidedrag_graph.retrieve_args import validate
+from guidedrag_graph.selection.scope import Scope
 from guidedrag_graph.semantics import Semantics
 
 
@@ -43,7 +44,9 @@ class RetrieveRequest:
     vector: np.ndarray | None  # the caller's embedding, checked (float32); None: embed
     chunk_filter: ChunkFilter | None  # filters compiled (their keys are checked on the KB)
     link: bool  # auto: link entities from the question when none are stated
-    scope: None = None  # reserved for scopes (a later issue)
+    # The trusted scope (issue 35): the GuidedRAG's own, set at the door from the rag that
+    # builds the request, never from the question, semantics, filters or selection.
+    scope: Scope | None = None
 
     @classmethod
     def build(
@@ -62,10 +65,12 @@ class RetrieveRequest:
         filters: Mapping[str, Any] | None = None,
         link: bool | None = None,
         dimensions: Callable[[], int | None] = lambda: None,
+        scope: Scope | None = None,
     ) -> RetrieveRequest:
         """Check every argument (one-line ``ConfigurationError``s, ``retrieve_args.validate``)
         and settle the defaults that come from settings. ``dimensions`` is asked for the vector
-        index's dimensions only when a ``query_vector`` is given."""
+        index's dimensions only when a ``query_vector`` is given. ``scope``: the door's trusted
+        scope (``GuidedRAG.scope``), a parsed ``Scope`` and nothing a caller wrote."""
         args, vector = validate(
             question,
             k=k,
@@ -89,6 +94,7 @@ class RetrieveRequest:
             vector=vector,
             chunk_filter=None if filters is None else compile_filter(filters),
             link=settings.link if link is None else link,
+            scope=scope,
         )
 
     @property

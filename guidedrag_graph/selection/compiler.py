@@ -39,6 +39,7 @@ def compile_plan(
     force_sets: bool = False,
     by_entities: bool = False,
     walk: str = "cypher",
+    param_prefix: str = "sel",
 ) -> CompiledPlan:
     """Compile ``expr``; ``resolved`` maps each name-bearing leaf to what it resolved to.
 
@@ -46,11 +47,15 @@ def compile_plan(
     of ``MENTIONING`` terms is compiled as its entities and listed only when listing pays off
     (``cypher/select_mentioned.cypher``); its member variable then says how to test a chunk.
     ``walk`` (``GraphContext.tier_walk``): ``plugin`` walks those tiers' near() steps and their
-    listing with the rank plugin's functions, the same sets in the same order."""
+    listing with the rank plugin's functions, the same sets in the same order.
+    ``param_prefix``: the leaves' parameters are ``$<prefix>_<i>_<key>`` (a scope compiles with
+    ``scp`` so that its parameters and a selection's meet in one query)."""
     if isinstance(expr, A.All) and not force_sets:
         body = T.fragment("select_all", "alone", schema) + "\n"
         return CompiledPlan(body, {}, 0, {}, is_all=True)
-    builder = _Builder(resolved, schema, hop_cap, merge=not force_sets, walk=walk)
+    builder = _Builder(
+        resolved, schema, hop_cap, merge=not force_sets, walk=walk, prefix=param_prefix
+    )
     if isinstance(expr, A.Boost):
         return _compile_boost(
             expr, builder, force_sets=force_sets, by_entities=by_entities and not force_sets
@@ -108,8 +113,10 @@ class _Builder:
         *,
         merge: bool = True,
         walk: str = "cypher",
+        prefix: str = "sel",
     ) -> None:
         self.resolved = resolved
+        self.prefix = prefix
         self.merge = merge
         self.walk = walk
         self.schema = schema
@@ -332,7 +339,7 @@ class _Builder:
             variant |= {"out": "entities", **walk}
         values = expr.params(res, self.cap)
         for key, value in values.items():
-            self.params[f"sel_{i}_{key}"] = value
+            self.params[f"{self.prefix}_{i}_{key}"] = value
         slots = expr.slots(res)
         relation = (
             T.Relation(tuple(slots["relation_types"]), slots["direction"])
@@ -344,7 +351,7 @@ class _Builder:
             "set",
             self.schema,
             variables=variables,
-            params={f"sel_{key}": f"sel_{i}_{key}" for key in values},
+            params={f"sel_{key}": f"{self.prefix}_{i}_{key}" for key in values},
             steps=expr.hops,
             relation=relation,
             variant=variant,

@@ -27,6 +27,7 @@ EmptyKind = Literal[
     "empty_intersection",
     "empty_difference",
     "empty_term",
+    "empty_scope",
 ]
 
 # Unknown names cost a fuzzy suggestion query each: only the first few of a question get one.

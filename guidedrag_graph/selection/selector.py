@@ -30,6 +30,7 @@ from guidedrag_graph.selection.parser import parse
 from guidedrag_graph.selection.primitives import Resolved
 from guidedrag_graph.selection.resolution import EmptyKind, EmptySelection, Resolution
 from guidedrag_graph.selection.resolver import Resolver
+from guidedrag_graph.selection.scope import SCOPE_PARAM_PREFIX, CompiledScope, Scope
 from guidedrag_graph.templates import queries as T
 
 __all__ = [
@@ -142,6 +143,57 @@ class Selector:
         warnings += tuple(res.partial)
         return PreparedSelection(
             expr, plan.selection(self.schema), empty, warnings if empty is None else (), resolved
+        )
+
+    def scope(self, scope: Scope | None) -> CompiledScope | None:
+        """``scope`` compiled against this KB (None: no restriction): its names resolved like
+        any selection's (the trusted side wrote them), its prelude rendered, and its size and
+        the KB's chunk count read in one query. Kept per KB version with the resolved names
+        (``GraphContext.data``), so a request pays nothing for it once warm."""
+        if scope is None:
+            return None
+        key = ("scope", scope.key)
+        kept = self.graph.data.get(key)
+        if kept is not None:
+            return kept  # type: ignore[no-any-return]
+        compiled = self._compile_scope(scope)
+        self.graph.data.put(key, compiled)
+        return compiled
+
+    def _compile_scope(self, scope: Scope) -> CompiledScope:
+        expr = scope.expr
+        leaves = list(dict.fromkeys(expr.leaves()))
+        res = self.resolution([n for leaf in leaves for n in leaf.entity_names()], diagnose=False)
+        resolved: dict[A.Expr, Resolved] = {leaf: leaf.resolve(res) for leaf in leaves}
+        empty = static_empty(expr, res.reasons)
+        if empty is not None:
+            return CompiledScope(scope, "", empty=True, reason=empty.message)
+        plan = compile_plan(
+            expr,
+            resolved,
+            self.schema,
+            hop_cap=self.settings.hop_cap,
+            param_prefix=SCOPE_PARAM_PREFIX,
+        )
+        check_cost(self.settings, expr, resolved, self.resolver.cost_stats, plan)
+        prelude = (
+            T.fragment("scope", "open", self.schema)
+            + "\n"
+            + plan.body
+            + T.fragment("scope", "close", self.schema, variables=plan.names())
+        )
+        query = prelude + T.fragment("scope", "size", self.schema)
+        rows = self._read(query, plan.params, "scope")
+        size = int(rows[0]["scope_size"]) if rows else 0
+        total = int(rows[0]["chunks"]) if rows else 0
+        return CompiledScope(
+            scope,
+            prelude,
+            dict(plan.params),
+            empty=size == 0,
+            size=size,
+            whole=size == total,
+            reason="" if size else "its terms resolve but select no chunk",
         )
 
     def compile(self, expr: A.Expr | str) -> CompiledSelection:

@@ -1,0 +1,171 @@
+"""A scope: the chunks a deployment or a user may read, set by the trusted side only (issue 35).
+
+A scope is a selection in the ordinary algebra (DSL text or the JSON form), typically
+``document(...)``, ``source(...)``, ``date(...)`` or ``category(...)``. Server-side code sets it
+(``GUIDEDRAG_SCOPE``, ``GuidedRAG(scope=...)``, ``rag.scoped(...)``, an adapter's ``scope=``,
+``guidedrag mcp --scope``, the CLI's ``--scope``); a request's own inputs (the question, its
+semantics, filters, a selection, an MCP tool argument) never reach it, and the scope is
+intersected into everything the request can see.
+
+>>> scope = Scope.parse("source('wikipedia')", where="GUIDEDRAG_SCOPE")
+>>> scope.narrowed("document('Euro')").text
+"source('wikipedia') & document('Euro')"
+>>> Scope.parse("all()", where="scope=") is None   # all(): no restriction
+True
+
+Why some primitives are refused: a scope is a boundary of documents and chunks, not semantics.
+``hop``/``khop``/``near`` walk the graph from a name (what they hold moves with every relation
+written anywhere), and ``boost`` ranks rather than restricts; each is refused with one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from guidedrag_graph.errors import ConfigurationError, SelectionError
+from guidedrag_graph.selection import nodes as A
+from guidedrag_graph.selection.json_form import from_json
+from guidedrag_graph.selection.limits import Limits, check
+from guidedrag_graph.selection.parser import parse
+
+# The one variable a scope's prelude binds: the list of in-scope chunk nodes.
+SCOPE_VARIABLE = "scope_u"
+# Prefix of a scope's parameters (``$scp_0_ids``): never a selection's ``sel_*`` nor a filter's
+# ``flt_*``, so the three meet in one query.
+SCOPE_PARAM_PREFIX = "scp"
+# Characters of a scope given as text (DSL or JSON): a scope names documents, sources, dates or
+# categories; the selection limits then bound its terms, nesting and strings.
+MAX_SCOPE_TEXT = 100_000
+
+# Primitives a scope may not use, and why (one line each).
+_REFUSED: dict[type[A.Expr], str] = {
+    A.Hop: "hop() walks relations from a name",
+    A.KHop: "khop() walks the graph from a name",
+    A.Near: "near() walks the graph from a name",
+    A.Boost: "boost() ranks, it does not restrict",
+}
+ALLOWED = "document(), source(), date(), category(), type(), entity() and chunks()"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """A parsed scope: ``expr`` (the selection node) and ``text`` (its canonical DSL text,
+    which is also its cache ``key``). ``Scope.parse`` builds one; ``narrowed`` intersects."""
+
+    expr: A.Expr
+
+    @property
+    def text(self) -> str:
+        return self.expr.to_text()
+
+    @property
+    def key(self) -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+    @classmethod
+    def parse(
+        cls, value: Scope | str | Mapping[str, Any] | A.Expr | None, *, where: str
+    ) -> Scope | None:
+        """``value`` as a scope (``None``: no restriction, as ``all()`` is). ``where`` names the
+        door in errors (``GUIDEDRAG_SCOPE``, ``--scope``, ``scope=``): one line, naming the
+        problem and the fix."""
+        if value is None or isinstance(value, Scope):
+            return value
+        try:
+            expr = _expr(value, where)
+        except SelectionError as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ConfigurationError(
+                f"{where}: the scope is not a valid selection: {first}"
+            ) from None
+        if isinstance(expr, A.All):
+            return None
+        for node in expr.walk():
+            why = next((w for kind, w in _REFUSED.items() if isinstance(node, kind)), None)
+            if why is not None:
+                raise ConfigurationError(
+                    f"{where}: a scope cannot use {node.op}() ({why}); a scope is a boundary "
+                    f"of documents and chunks: use {ALLOWED}, combined with | & - ^"
+                )
+        return cls(expr)
+
+    def narrowed(self, other: Scope | str | Mapping[str, Any] | A.Expr | None) -> Scope:
+        """This scope intersected with ``other``: a per-user scope can only narrow a
+        deployment's, never widen it (``None``/``all()`` leaves it as it is)."""
+        more = Scope.parse(other, where="scoped()")
+        if more is None or more.expr == self.expr:
+            return self
+        return Scope(A.Intersect(self.expr, more.expr))
+
+
+ScopeInput = Union["Scope", str, Mapping[str, Any], A.Expr, None]
+
+
+def narrow(scope: Scope | None, other: ScopeInput, *, where: str) -> Scope | None:
+    """``scope`` narrowed by ``other`` (either may be None: no restriction)."""
+    more = Scope.parse(other, where=where)
+    if scope is None:
+        return more
+    return scope if more is None else scope.narrowed(more)
+
+
+def _expr(value: object, where: str) -> A.Expr:
+    limits = Limits()
+    if isinstance(value, A.Expr):
+        check(value, limits)
+        return value
+    if isinstance(value, str):
+        if len(value) > MAX_SCOPE_TEXT:
+            raise ConfigurationError(
+                f"{where}: the scope is {len(value):,} characters; the limit is "
+                f"{MAX_SCOPE_TEXT:,} (name documents, sources or categories, not their text)"
+            )
+        if not value.strip():
+            raise ConfigurationError(
+                f"{where}: the scope is empty text; give a selection such as "
+                "document('Euro'), or leave it unset for no restriction"
+            )
+        if value.lstrip().startswith("{"):
+            return from_json(value, limits)
+        return parse(value, limits)
+    if isinstance(value, Mapping):
+        return from_json(dict(value), limits)
+    raise ConfigurationError(
+        f"{where}: a scope is a selection (DSL text, its JSON form or an expression), not "
+        f"{type(value).__name__}"
+    )
+
+
+@dataclass(frozen=True)
+class CompiledScope:
+    """A scope compiled against one KB version (``Selector.scope``).
+
+    ``prelude``: a Cypher fragment (``cypher/scope.cypher``) that binds ONE variable,
+    ``scope_u``, the list of in-scope chunk nodes, and nothing else: put it first in a query,
+    then test ``c IN scope_u`` (Neo4j caches the list's hash, so each test is O(1)).
+    ``params``: its parameters, all ``scp_*``. ``empty``: the scope holds no chunk (a request
+    abstains before any embedding, vector search or LLM call). ``size``: its chunks;
+    ``whole``: it holds every chunk of the KB (then rankings follow the unscoped plan, so they
+    are identical to the unscoped ones)."""
+
+    scope: Scope
+    prelude: str
+    params: dict[str, Any] = field(default_factory=dict)
+    empty: bool = False
+    size: int = 0
+    whole: bool = False
+    reason: str = ""
+
+    @property
+    def text(self) -> str:
+        return self.scope.text
+
+    def empty_message(self) -> str:
+        """What an abstention says when the scope holds nothing: that, and not the scope's
+        terms (``reason`` keeps them for the operator: logs, ``guidedrag select --scope``)."""
+        return "the scope this deployment set holds no chunk; nothing can be retrieved in it"
