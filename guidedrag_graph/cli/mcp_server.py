@@ -62,6 +62,7 @@ from guidedrag_graph.cli.select_cmd import browser_script
 from guidedrag_graph.integrations._calls import CallOptions, aask, aretrieve, pick
 from guidedrag_graph.integrations._tool import core_checks, one_line
 from guidedrag_graph.pipeline import GuidedRAG
+from guidedrag_graph.selection.scope_names import selector_in_scope
 
 __all__ = ["TRANSPORTS", "build_server", "serve"]
 
@@ -204,11 +205,16 @@ def build_server(rag: GuidedRAG, async_rag: GuidedRAG | None = None) -> MCPServe
         """Entity names as the KB spells them: close to a (misspelt) name, or named by a
         question; pass them to retrieve or ask as entities."""
         try:
+            # Only names an in-scope chunk mentions (the server's --scope): never another's.
+            resolver = selector_in_scope(rag.selector, rag.scope).resolver
             if from_question:
                 from guidedrag_graph.linking.taggers import tagger_for
 
-                return tagger_for(rag.settings.tagger, rag.graph).tag(text)[:limit]
-            return rag.selector.resolver.suggestions(text, limit=limit)
+                named = tagger_for(rag.settings.tagger, rag.graph).tag(text)
+                return (named if resolver.scope is None else resolver.scope.keep_names(named))[
+                    :limit
+                ]
+            return resolver.suggestions(text, limit=limit)
         except Exception as exc:
             raise _tool_error(exc) from exc
 

@@ -43,6 +43,7 @@ from guidedrag_graph.retrieve_args import index_dimensions
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import Selector
 from guidedrag_graph.selection.scope import Scope, ScopeInput, narrow
+from guidedrag_graph.selection.scope_names import scoped_selector
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.policy import SteeringPolicy
 from guidedrag_graph.templates import queries as templates
@@ -206,6 +207,7 @@ class GuidedRAG:
             template = self.policy.decide(request.semantics).template
             return scope_abstention(request, scope, template)
         scope = None if scope is None or scope.whole else scope  # the whole KB: unscoped plan
+        selector = scoped_selector(self.selector, scope)  # links, resolves, suggests in scope
         chunk_filter = request.chunk_filter
         if chunk_filter is not None:  # every property the filters name, checked on the KB
             rows = self.graph.read(
@@ -215,7 +217,7 @@ class GuidedRAG:
         prepared = (
             auto_semantics(
                 self.graph,
-                self.selector,
+                selector,
                 self.embedder,
                 request.question,
                 request.semantics,
@@ -251,7 +253,7 @@ class GuidedRAG:
             return retrieve_auto(
                 asked,
                 policy=self.policy,
-                selector=self.selector,
+                selector=selector,
                 retriever=self.retriever,
                 schema=self.schema,
                 question_vector=self._question_vector,
@@ -261,7 +263,7 @@ class GuidedRAG:
             asked,
             request.selection,
             request.mode,
-            selector=self.selector,
+            selector=selector,
             retriever=self.retriever,
             schema=self.schema,
             question_vector=self._question_vector,
@@ -314,11 +316,13 @@ class GuidedRAG:
         if not retrieval.chunks and retrieval.steering in ("hard", "auto"):
             return Answer.abstention(retrieval, "no chunk passed the similarity threshold")
         started = time.perf_counter()
+        scope = self.selector.scope(self.scope)  # kept per KB version: no read
         prompt = self.augmenter.augment(
             question,
             retrieval.chunks,
             semantics=semantics,
             template=template or retrieval.template,
+            scope=None if scope is None or scope.whole else scope,
         )
         timings = {**retrieval.timings, "augmentation": time.perf_counter() - started}
         if not self.llm_configured:

@@ -22,15 +22,18 @@ scope's prelude), one small read per kind asked; nothing is ever let through unc
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.selection.resolver import Resolver
 from guidedrag_graph.templates import queries as T
 
 if TYPE_CHECKING:
-    from guidedrag_graph.selection.scope import CompiledScope
+    from guidedrag_graph.selection.scope import CompiledScope, Scope
+    from guidedrag_graph.selection.selector import Selector
 
 # Entities of a scope held in-process: the link index's bound (about 1 KB each).
 MAX_SCOPE_ENTITIES = 100_000
@@ -146,3 +149,24 @@ def check(graph: GraphContext, scope: CompiledScope, kind: str, values: Sequence
     rows = graph.read(query, params, name="scope_names_check")
     kept = {str(v) for v in (rows[0]["kept"] if rows else ())}
     return [v for v in values if v in kept]
+
+
+def scoped_selector(selector: Selector, scope: CompiledScope | None) -> Selector:
+    """``selector`` with a resolver that answers inside ``scope``'s names (the selector itself
+    when there is no scope, or it holds the whole KB): what a scoped call links, resolves and
+    suggests with. An empty scope shows no name at all. A shallow copy per call, so one
+    ``GuidedRAG`` serves scoped views and requests side by side."""
+    if scope is None or scope.whole:
+        return selector
+    graph = selector.graph
+    names = ScopeNames(graph, scope, 0, held=True) if scope.empty else scope_names(graph, scope)
+    view = copy.copy(selector)
+    view.resolver = Resolver(graph, selector.limits, scope=names)
+    return view
+
+
+def selector_in_scope(selector: Selector, scope: Scope | None) -> Selector:
+    """``scoped_selector`` for a parsed trusted ``scope`` (compiled first, kept per KB
+    version): the doors that resolve or suggest outside ``retrieve`` (MCP's
+    ``suggest_entities``, the CLI's) take their selector from here."""
+    return scoped_selector(selector, selector.scope(scope))
