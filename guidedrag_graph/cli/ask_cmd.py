@@ -17,6 +17,7 @@ from guidedrag_graph.cli.common import (
     load_settings,
     schema_of,
 )
+from guidedrag_graph.cli.scoped_selection import SCOPE_HELP, operator_scope
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.identifiers import printable, quote_name
@@ -181,6 +182,7 @@ _COMMON = [
     click.option("--policy", type=click.Path(exists=True, dir_okay=False, path_type=Path)),
     click.option("--explain", is_flag=True, help="show the Cypher and per-stage timings"),
     click.option("--json", "as_json", is_flag=True, help="print the result as JSON"),
+    click.option("--scope", "scope", default=None, help=SCOPE_HELP),
 ]
 
 
@@ -201,7 +203,13 @@ def _run(
     settings = load_settings()
     policy = SteeringPolicy.from_file(opts["policy"]) if opts["policy"] else None
     with driver_for(settings) as driver:
-        rag = GuidedRAG(settings, driver=driver, schema=schema_of(settings), policy=policy)
+        rag = GuidedRAG(
+            settings,
+            driver=driver,
+            schema=schema_of(settings),
+            policy=policy,
+            scope=operator_scope(None, opts["scope"]),  # narrows GUIDEDRAG_SCOPE
+        )
         semantics = _resolve_semantics(
             rag,
             question,

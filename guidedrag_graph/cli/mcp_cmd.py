@@ -32,7 +32,13 @@ from guidedrag_graph.errors import ConfigurationError
     show_default=True,
     help="streamable-http: the port",
 )
-def mcp_command(transport: str, host: str, port: int) -> None:
+@click.option(
+    "--scope",
+    default=None,
+    help="the scope every tool is held to: a selection (DSL or JSON) that narrows "
+    "GUIDEDRAG_SCOPE; no tool argument can widen it (docs/security.md, Scopes)",
+)
+def mcp_command(transport: str, host: str, port: int, scope: str | None) -> None:
     """Serve GuidedRAG's read-only tools to MCP clients (stdio or streamable HTTP).
 
     The tools: retrieve, select, cypher, suggest_entities and ask. It connects with the usual
@@ -50,5 +56,5 @@ def mcp_command(transport: str, host: str, port: int) -> None:
         ) from exc
     from guidedrag_graph.pipeline import GuidedRAG
 
-    with GuidedRAG(load_settings()) as rag:
+    with GuidedRAG(load_settings(), scope=scope) as rag:  # checked before serving
         serve(rag, "stdio" if transport == "stdio" else "streamable-http", host=host, port=port)

@@ -58,6 +58,7 @@ from guidedrag_graph.cli.mcp_schema import (
     from_retrieval,
     from_selection,
 )
+from guidedrag_graph.cli.scoped_selection import prepare_in_scope, selected
 from guidedrag_graph.cli.select_cmd import browser_script
 from guidedrag_graph.integrations._calls import CallOptions, aask, aretrieve, pick
 from guidedrag_graph.integrations._tool import core_checks, one_line
@@ -122,6 +123,9 @@ def build_server(rag: GuidedRAG, async_rag: GuidedRAG | None = None) -> MCPServe
     (a ``neo4j.Driver``; the SDK runs sync tools on a worker thread). Without ``async_rag``,
     ``retrieve`` and ``ask`` are refused in one line naming it."""
 
+    if async_rag is not None and rag.scope is not None:  # never wider than rag's scope
+        async_rag = async_rag.scoped(rag.scope)
+
     def awaited(call: str) -> GuidedRAG:
         return pick((async_rag, rag), asynchronous=True, door=_DOOR, call=call)
 
@@ -159,10 +163,9 @@ def build_server(rag: GuidedRAG, async_rag: GuidedRAG | None = None) -> MCPServe
         """The size of every term of a selection (like EXPLAIN ANALYZE) and the chunk ids it
         selects; why it is empty when it is."""
         try:
-            prepared = rag.selector.prepare(expression_of(rag, expression))
-            tree = rag.selector.sizes(prepared)
-            ids = rag.selector.chunk_ids(prepared)
-            empty = prepared.empty or (rag.selector.explain_empty(prepared) if not ids else None)
+            found = prepare_in_scope(rag.selector, expression_of(rag, expression), rag.scope)
+            prepared = found.prepared
+            tree, ids, empty = selected(rag.selector, found)
         except Exception as exc:
             raise _tool_error(exc) from exc
         return from_selection(
@@ -180,7 +183,8 @@ def build_server(rag: GuidedRAG, async_rag: GuidedRAG | None = None) -> MCPServe
         ids, titles and text); names are resolved first, so it carries entity ids. Nothing is
         run: paste it into Browser."""
         try:
-            prepared = rag.selector.prepare(expression_of(rag, expression))
+            expr = expression_of(rag, expression)
+            prepared = prepare_in_scope(rag.selector, expr, rag.scope).prepared
         except Exception as exc:
             raise _tool_error(exc) from exc
         return browser_script(prepared, rag.schema)
@@ -272,7 +276,7 @@ def serve(
 
 
 async def _serve(rag: GuidedRAG, transport: Transport, host: str, port: int) -> None:
-    async with await GuidedRAG.aopen(rag.settings, policy=rag.policy) as async_rag:
+    async with await GuidedRAG.aopen(rag.settings, policy=rag.policy, scope=rag.scope) as async_rag:
         server = build_server(rag, async_rag)
         if transport == "stdio":
             await server.run_stdio_async()

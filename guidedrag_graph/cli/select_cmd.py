@@ -8,6 +8,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from guidedrag_graph.cli.common import driver_for, echo_json, load_settings, schema_of
+from guidedrag_graph.cli.scoped_selection import (
+    SCOPE_HELP,
+    operator_scope,
+    prepare_in_scope,
+    selected,
+)
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.identifiers import escape_identifier, printable
@@ -115,19 +121,20 @@ def question_script(
     type=click.IntRange(min=0),
     help="Chunk ids to print at most.",
 )
-def select(expression: str, as_json: bool, max_ids: int) -> None:
+@click.option("--scope", default=None, help=SCOPE_HELP)
+def select(expression: str, as_json: bool, max_ids: int, scope: str | None) -> None:
     """Size of every sub-expression (like EXPLAIN ANALYZE) and the selected chunk ids.
 
     EXPRESSION is the selection DSL, e.g. "entity('Rome') & hop('Rome', ['FOUGHT_IN'])".
     """
     settings = load_settings()
     expr = parse(expression, Limits.from_settings(settings))
+    bound = operator_scope(settings.scope, scope)
     with driver_for(settings) as driver:
         selector = Selector(GraphContext.open(settings, driver))
-        prep = selector.prepare(expr)
-        tree = selector.sizes(prep)
-        ids = selector.chunk_ids(prep)
-        empty = prep.empty or (selector.explain_empty(prep) if not ids else None)
+        found = prepare_in_scope(selector, expr, bound)
+        prep = found.prepared
+        tree, ids, empty = selected(selector, found)
     if as_json:
         echo_json(
             {
@@ -206,6 +213,7 @@ def auto_script(result: RetrievalResult) -> str:
 @click.option("--entity", "entities", multiple=True, help="without EXPRESSION: a stated entity")
 @click.option("--relation", "relations", multiple=True, help="without EXPRESSION: a relation")
 @click.option("--json", "as_json", is_flag=True, help="Print script, query and params as JSON.")
+@click.option("--scope", default=None, help=SCOPE_HELP)
 def cypher(
     expression: str | None,
     question: str | None,
@@ -213,6 +221,7 @@ def cypher(
     entities: Sequence[str],
     relations: Sequence[str],
     as_json: bool,
+    scope: str | None,
 ) -> None:
     """Print the Cypher of a selection as a Neo4j Browser script (:param lines + query).
 
@@ -223,22 +232,23 @@ def cypher(
     or from the entities linked from the question), whose ids equal `guidedrag retrieve`'s.
     """
     settings = load_settings()
+    bound = operator_scope(settings.scope, scope)
     if expression is None:
         if question is None:
             raise click.UsageError("give a selection EXPRESSION, or --question for auto's ranking")
-        _auto_cypher(settings, question, k, entities, relations, as_json)
+        _auto_cypher(settings, question, k, entities, relations, as_json, scope)
         return
     if entities or relations:
         raise click.UsageError("--entity/--relation go without EXPRESSION (auto's ranking)")
     expr = parse(expression, Limits.from_settings(settings))
     with driver_for(settings) as driver:
         selector = Selector(GraphContext.open(settings, driver))
-        prep = selector.prepare(expr)
+        prep = prepare_in_scope(selector, expr, bound).prepared
         if question is None:
             script = browser_script(prep, selector.schema)
             _emit(script, as_json, {"selection": prep.text, "params": prep.compiled.params})
             return
-        ids = selector.chunk_ids(prep)
+        ids = [] if prep.empty is not None else selector.chunk_ids(prep)
     from guidedrag_graph.embeddings import embedder_for
 
     vector = embedder_for(settings).embed_queries([question])[0]
@@ -261,12 +271,13 @@ def _auto_cypher(
     entities: Sequence[str],
     relations: Sequence[str],
     as_json: bool,
+    scope: str | None = None,
 ) -> None:
     from guidedrag_graph.cli.ask_cmd import stated_semantics
     from guidedrag_graph.pipeline import GuidedRAG
 
     with driver_for(settings) as driver:
-        rag = GuidedRAG(settings, driver=driver, schema=schema_of(settings))
+        rag = GuidedRAG(settings, driver=driver, schema=schema_of(settings), scope=scope)
         result = rag.retrieve(question, semantics=stated_semantics(entities, relations, None), k=k)
     data = result.to_dict()
     _emit(

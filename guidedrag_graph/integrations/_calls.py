@@ -246,3 +246,9 @@ def chunk_metadata(chunk: RankedChunk, result: RetrievalResult, rank: int) -> di
         "linked": linked_names(result),
         "tier_sizes": dict(result.tier_sizes),
     }
+
+
+def scoped(rag: GuidedRAG | None, scope: Any) -> GuidedRAG | None:
+    """An adapter's ``scope=`` (trusted, server-side): ``rag`` narrowed to it (a view sharing
+    the driver and the warm state; never wider than ``rag``'s own scope); ``None``: ``rag``."""
+    return rag if rag is None or scope is None else rag.scoped(scope)

@@ -16,6 +16,8 @@ from neo4j_graphrag.message_history import MessageHistory
 from neo4j_graphrag.retrievers.base import Retriever
 from neo4j_graphrag.types import LLMMessage
 
+from guidedrag_graph.errors import ConfigurationError
+
 __all__ = ["ABSTENTION_ANSWER", "GuidedGraphRAG", "GuidedRagResult"]
 
 ABSTENTION_ANSWER = "The knowledge base cannot answer this: {reason}"
@@ -47,8 +49,19 @@ class GuidedGraphRAG(GraphRAG):
         llm: Any,
         *args: Any,
         abstention_answer: str = ABSTENTION_ANSWER,
+        scope: Any = None,
         **kwargs: Any,
     ) -> None:
+        """``scope`` (trusted, server-side): a ``GuidedRetriever`` is replaced by a copy narrowed
+        to it (``GuidedRetriever.scoped``); no search argument can widen it."""
+        if scope is not None:
+            narrow = getattr(retriever, "scoped", None)
+            if narrow is None:
+                raise ConfigurationError(
+                    "GuidedGraphRAG(scope=...) needs a GuidedRetriever, whose pipeline the scope "
+                    f"narrows; got {type(retriever).__name__}"
+                )
+            retriever = narrow(scope)
         super().__init__(retriever, llm, *args, **kwargs)
         self.abstention_answer = abstention_answer
 

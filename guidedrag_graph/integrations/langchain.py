@@ -45,7 +45,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder, embedder_for
@@ -58,6 +58,7 @@ from guidedrag_graph.integrations._calls import (
     chunk_metadata,
     pick,
     retrieve,
+    scoped,
 )
 from guidedrag_graph.integrations._tool import SearchInput, as_context, core_checks, one_line
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
@@ -95,6 +96,20 @@ class GuidedLangChainRetriever(BaseRetriever):
     steering: str | None = Field(None, description="auto, hard or soft (default: settings)")
     selection: str | None = Field(None, description="a DSL selection when a call states none")
     filters: dict[str, Any] | None = Field(None, description="filters when a call states none")
+    scope: str | dict[str, Any] | None = Field(
+        None,
+        description="trusted, server-side: the scope rag (and async_rag) is narrowed to, a "
+        "selection (DSL or JSON); no call option can widen it (docs/security.md, Scopes)",
+    )
+
+    @model_validator(mode="after")
+    def _narrowed(self) -> GuidedLangChainRetriever:
+        """``scope`` narrows both pipelines once, when the retriever is built."""
+        if self.scope is not None:
+            self.rag = scoped(self.rag, self.scope)  # type: ignore[assignment]
+            self.async_rag = scoped(self.async_rag, self.scope)
+            self.scope = None  # applied: a copy of this model must not narrow twice
+        return self
 
     @classmethod
     def from_settings(

@@ -56,6 +56,7 @@ from guidedrag_graph.integrations._calls import (
     chunk_metadata,
     pick,
     retrieve,
+    scoped,
 )
 from guidedrag_graph.pipeline import GuidedRAG, RetrievalResult
 
@@ -100,11 +101,14 @@ class GuidedLlamaIndexRetriever(BaseRetriever):
         filters: dict[str, Any] | None = None,
         llm_metadata_keys: Sequence[str] = LLM_METADATA_KEYS,
         embed_metadata_keys: Sequence[str] = EMBED_METADATA_KEYS,
+        scope: Any = None,
         **kwargs: Any,
     ) -> None:
+        """``scope`` (trusted, server-side): narrows ``rag`` and ``async_rag`` (``.scoped``);
+        no call option can widen it (docs/security.md, Scopes)."""
         super().__init__(**kwargs)
-        self.rag = rag
-        self.async_rag = async_rag
+        self.rag: GuidedRAG = scoped(rag, scope)  # type: ignore[assignment]
+        self.async_rag = scoped(async_rag, scope)
         self.defaults = CallOptions(
             semantics=semantics, k=k, steering=steering, selection=selection, filters=filters
         )

@@ -30,6 +30,7 @@ API): they await ``GuidedRAG.aretrieve`` on a pipeline opened with ``GuidedRAG.a
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -46,7 +47,14 @@ from pydantic import Field
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.integrations._calls import CallOptions, aretrieve, one_k, pick, retrieve
+from guidedrag_graph.integrations._calls import (
+    CallOptions,
+    aretrieve,
+    one_k,
+    pick,
+    retrieve,
+    scoped,
+)
 from guidedrag_graph.integrations.embedder import GuidedEmbedder
 from guidedrag_graph.integrations.graphrag_answer import (
     ABSTENTION_ANSWER,
@@ -92,7 +100,10 @@ class GuidedRetriever(Retriever):
         async_rag: GuidedRAG | None = None,
         neo4j_database: str | None = None,
         result_formatter: ResultFormatter | None = None,
+        scope: Any = None,
     ) -> None:
+        """``scope`` (trusted, server-side): narrows the pipelines (``GuidedRAG.scoped``); no
+        search argument can widen it (docs/security.md, Scopes)."""
         given = rag or async_rag
         settings = settings or (given.settings if given is not None else Settings())
         if rag is None and async_rag is None and isinstance(driver, neo4j.AsyncDriver):
@@ -101,9 +112,16 @@ class GuidedRetriever(Retriever):
                 "await GuidedRetriever.aopen(settings, driver)"
             )
         super().__init__(driver, neo4j_database or settings.neo4j_database)  # type: ignore[arg-type]
-        self.rag = rag or async_rag or GuidedRAG(settings, driver=driver)
-        self.async_rag = async_rag
+        self.rag: GuidedRAG = scoped(rag or async_rag or GuidedRAG(settings, driver=driver), scope)  # type: ignore[assignment]
+        self.async_rag = scoped(async_rag, scope)
         self.result_formatter = result_formatter
+
+    def scoped(self, scope: Any) -> GuidedRetriever:
+        """A copy of this retriever whose pipelines are narrowed to ``scope`` (trusted)."""
+        view = copy.copy(self)
+        view.rag = scoped(self.rag, scope)  # type: ignore[assignment]
+        view.async_rag = scoped(self.async_rag, scope)
+        return view
 
     @classmethod
     async def aopen(

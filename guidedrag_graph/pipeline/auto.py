@@ -24,6 +24,7 @@ from guidedrag_graph.retrieval import (
     Retriever,
 )
 from guidedrag_graph.retrieval.filters import ChunkFilter, FilteredSelection, FilteredTiers
+from guidedrag_graph.retrieval.in_scope import ScopedSelection, ScopedTiers
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import EmptySelection, Selector, entity
 from guidedrag_graph.steering.policy import SteeringPolicy
@@ -62,14 +63,18 @@ def retrieve_auto(
     if prepared.compiled is None:
         notes.append("auto: the semantics name no entity, so every chunk ranks by cosine")
         universe: CompiledSelectionLike = AllChunks(schema)
-        if asked.chunk_filter is not None:
+        if asked.scope is not None:  # U is the scope's chunks (and those the filter passes)
+            universe = ScopedSelection(universe, asked.scope, schema, asked.chunk_filter)
+        elif asked.chunk_filter is not None:
             universe = FilteredSelection(universe, asked.chunk_filter, schema)
         ranking = retriever.run(order, universe, path=asked.path)
         if asked.chunk_filter is not None and ranking.selection_size == 0:
             empty = no_chunk_passes(asked.chunk_filter)
     else:
         tiers: Any = prepared.compiled
-        if asked.chunk_filter is not None:  # U = the chunks that pass; every tier inside it
+        if asked.scope is not None:  # U = the scope (narrowed by the filter); tiers inside it
+            tiers = ScopedTiers(prepared.compiled, asked.scope, schema, asked.chunk_filter)
+        elif asked.chunk_filter is not None:  # U = the chunks that pass; every tier inside it
             tiers = FilteredTiers(prepared.compiled, asked.chunk_filter, schema)
         ranking = retriever.run(order, tiers)
         if ranking.tier_sizes.get("∩") == 0:
@@ -103,7 +108,9 @@ def _with_every_entity(
             per_entity.append([])
             continue
         own: Any = prepared.compiled
-        if asked.chunk_filter is not None:
+        if asked.scope is not None:
+            own = ScopedSelection(own, asked.scope, selector.schema, asked.chunk_filter)
+        elif asked.chunk_filter is not None:
             own = FilteredSelection(own, asked.chunk_filter, selector.schema)
         order = retriever.order(vector, k=k, ranker="cosine", threshold=None)
         per_entity.append(retriever.run(order, own).chunks)

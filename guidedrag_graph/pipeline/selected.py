@@ -18,6 +18,7 @@ from guidedrag_graph.pipeline.question import Question, Selection, default_selec
 from guidedrag_graph.pipeline.results import RetrievalResult
 from guidedrag_graph.retrieval import AllChunks, CompiledSelectionLike, Retriever
 from guidedrag_graph.retrieval.filters import FilteredSelection
+from guidedrag_graph.retrieval.in_scope import ScopedSelection
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import (
     Boost,
@@ -59,7 +60,9 @@ def retrieve_selection(
     else:
         compiled = AllChunks(schema)
     text = None if compiled.is_all else (expr.to_text() if expr else "(compiled)")
-    if asked.chunk_filter is not None:  # the filter narrows the selection, inside the query
+    if asked.scope is not None:  # the scope (and the filter) narrow it, inside the query
+        compiled = ScopedSelection(compiled, asked.scope, schema, asked.chunk_filter)
+    elif asked.chunk_filter is not None:  # the filter narrows the selection, inside the query
         compiled = FilteredSelection(compiled, asked.chunk_filter, schema)
     vector = question_vector(asked, timings)
     order = retriever.order(vector, k=asked.k, ranker=asked.ranker, threshold=asked.threshold)
@@ -67,7 +70,11 @@ def retrieve_selection(
     empty: EmptySelection | None = None
     after: dict[str, float] = {}
     if ranking.selection_size == 0 and steering == "hard":
-        if asked.chunk_filter is not None:
+        if asked.scope is not None:  # never explained on the whole KB: that would tell of it
+            empty = EmptySelection(
+                "empty_scope", text or "all()", "the selection holds no chunk in the scope"
+            )
+        elif asked.chunk_filter is not None:
             empty = no_chunk_passes(asked.chunk_filter)
         elif prepared is not None:
             started = time.perf_counter()

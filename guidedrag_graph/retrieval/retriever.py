@@ -270,7 +270,12 @@ class Retriever:
         if size != 0:
             inside = self.paths.rank(path, vector, selection, fetch, with_embedding)
             selected_rows, ran, notes = inside.rows, inside.queries, inside.notes
-        top = self.paths.rank_u(vector, 2 * fetch, with_embedding)
+        universe = getattr(selection, "universe", None)  # a scope's U (retrieval/in_scope.py)
+        if universe is None:
+            top = self.paths.rank_u(vector, 2 * fetch, with_embedding)
+        else:
+            plan = self.planner.plan(universe.universe_size, False)
+            top = self.paths.rank(plan.path, vector, universe, 2 * fetch, with_embedding)
         ran += top.queries
         u_ids = [str(r["id"]) for r in top.rows]
         members = {str(r["id"]) for r in selected_rows}

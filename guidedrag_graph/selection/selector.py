@@ -225,11 +225,16 @@ class Selector:
         return {str(r["id"]): (float(r["boost"]), str(r["tier"])) for r in rows}
 
     @budgeted
-    def sizes(self, expr: A.Expr | str | PreparedSelection) -> SizeNode:
+    def sizes(
+        self, expr: A.Expr | str | PreparedSelection, scope: CompiledScope | None = None
+    ) -> SizeNode:
         """The size of every sub-expression in one round trip (``guidedrag select``); a
-        prepared selection is not resolved again."""
+        prepared selection is not resolved again. With a ``scope``, every size counts only
+        the chunks inside it (a count outside would tell of what the scope hides)."""
         prep = self._prepared(expr)
         order = list(dict.fromkeys(prep.expr.walk()))
+        if scope is not None and scope.empty:
+            return A.fold(prep.expr, lambda node, kids: SizeNode(node.to_text(), 0, False, kids))
         plan = compile_plan(
             prep.expr, prep.resolved, self.schema, hop_cap=self.settings.hop_cap, force_sets=True
         )
@@ -241,7 +246,16 @@ class Selector:
             self.resolver.cost_stats,
             plan,
         )
-        rows = self._read(plan.sizes_query(self.schema, order), plan.params, "selection_sizes")
+        query, params = plan.sizes_query(self.schema, order), plan.params
+        if scope is not None:
+            lists = {
+                "sizes": [f"s{plan.nodes[n]}" for n in order],
+                "flags": [f"t{plan.nodes[n]}" for n in order],
+            }
+            sized = T.fragment("scope_narrow", "sizes", self.schema, lists=lists)
+            query = f"{scope.prelude}\n{plan.body}{sized}"
+            params = {**scope.params, **plan.params}
+        rows = self._read(query, params, "selection_sizes")
         sizes = dict(zip(order, rows[0]["sizes"], strict=True))
         flags = dict(zip(order, rows[0]["truncated"], strict=True))
 
