@@ -123,8 +123,12 @@ def _resolve_semantics(
         return semantics
     from guidedrag_graph.linking.taggers import tagger_for
 
+    from guidedrag_graph.selection.scope_names import selector_in_scope
+
     tagger = tagger_for(tagger_name or rag.settings.tagger, rag.graph)
-    tags = tagger.tag(question)[:2]
+    tags = tagger.tag(question)
+    names = selector_in_scope(rag.selector, rag.scope).resolver.scope
+    tags = (tags if names is None else names.keep_names(tags))[:2]  # never a name out of scope
     click.echo(f"auto-semantics ({tagger.name} tagger): {', '.join(tags) or 'no entity found'}")
     return stated_semantics(tags, relations, question_type) or Semantics()
 

@@ -16,6 +16,7 @@ from guidedrag_graph.selection import CompiledSelection, Expr, Selector
 from guidedrag_graph.selection.explain import SizeNode
 from guidedrag_graph.selection.resolution import EmptySelection
 from guidedrag_graph.selection.scope import CompiledScope, Scope
+from guidedrag_graph.selection.scope_names import scoped_selector
 from guidedrag_graph.selection.selector import PreparedSelection
 
 
@@ -30,9 +31,11 @@ class InScope:
 
 
 def prepare_in_scope(selector: Selector, expr: Expr, scope: Scope | None) -> InScope:
-    """``expr`` prepared, its query narrowed to ``scope``."""
-    written = selector.prepare(expr)
+    """``expr`` prepared, its query narrowed to ``scope``. Its names are resolved inside the
+    scope (``scoped_selector``): a name only another tenant's chunks mention is unknown, with
+    suggestions from inside, never "known but outside the scope"."""
     compiled = selector.scope(scope)
+    written = scoped_selector(selector, compiled).prepare(expr)
     if compiled is None or compiled.whole:
         return InScope(written, None, written)
     if compiled.empty:
