@@ -206,13 +206,14 @@ def _run(
 
     settings = load_settings()
     policy = SteeringPolicy.from_file(opts["policy"]) if opts["policy"] else None
+    operator_scope(settings.scope, opts["scope"])  # a bad one is refused before connecting
     with driver_for(settings) as driver:
         rag = GuidedRAG(
             settings,
             driver=driver,
             schema=schema_of(settings),
             policy=policy,
-            scope=operator_scope(None, opts["scope"]),  # narrows GUIDEDRAG_SCOPE
+            scope=opts["scope"],  # narrows GUIDEDRAG_SCOPE
         )
         semantics = _resolve_semantics(
             rag,

@@ -128,8 +128,8 @@ def select(expression: str, as_json: bool, max_ids: int, scope: str | None) -> N
     EXPRESSION is the selection DSL, e.g. "entity('Rome') & hop('Rome', ['FOUGHT_IN'])".
     """
     settings = load_settings()
-    expr = parse(expression, Limits.from_settings(settings))
     bound = operator_scope(settings.scope, scope)
+    expr = parse(expression, Limits.from_settings(settings))
     with driver_for(settings) as driver:
         selector = Selector(GraphContext.open(settings, driver))
         found = prepare_in_scope(selector, expr, bound)

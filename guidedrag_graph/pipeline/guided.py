@@ -70,6 +70,7 @@ class GuidedRAG:
     ) -> None:
         """``scope`` (trusted, server-side code only): the chunks this instance may read, a
         selection; it narrows ``GUIDEDRAG_SCOPE`` when both are set (docs/security.md)."""
+        given = Scope.parse(scope, where="GuidedRAG(scope=...)")  # a bad one: before connecting
         # an AsyncDriver is read through the bridge (``aopen``: its reads are awaited)
         self.graph = GraphContext.open(settings, driver, schema)  # type: ignore[arg-type]
         self._embedder = embedder
@@ -83,7 +84,7 @@ class GuidedRAG:
         self._async_llm_client = async_llm_client
         self._generator: Generator | None = None
         deployment = Scope.parse(self.settings.scope, where="GUIDEDRAG_SCOPE")
-        self._scope = narrow(deployment, scope, where="GuidedRAG(scope=...)")
+        self._scope = narrow(deployment, given, where="GuidedRAG(scope=...)")
         self._view = False
 
     @property
@@ -95,9 +96,7 @@ class GuidedRAG:
         """A view of this instance narrowed to ``scope`` (intersected with its own: a view
         never widens). It shares the context, the KB's warm state, the driver, the embedder
         and the LLM clients; closing it closes nothing (the instance it came from owns them).
-
-        >>> user_rag = rag.scoped("document('Euro') | document('Yen')")   # per user, server side
-        """
+        Per user, server side: ``rag.scoped("document('Euro') | document('Yen')")``."""
         view = copy.copy(self)
         view._scope = narrow(self._scope, scope, where="scoped()")
         view._view = True
