@@ -189,13 +189,18 @@ class Augmenter:
         With a trusted ``scope`` the scope's prelude goes first and the ``scoped`` variant
         keeps the prompt inside it: entities mentioned by in-scope chunks only, and a triplet
         only when its evidence chunk is in scope or, having none, when both its endpoints are
-        such entities (docs/security.md, "What a scope hides")."""
-        if scope is None:
+        such entities (docs/security.md, "What a scope hides"). A scope that holds the whole
+        KB reads as none (the same query and prompt as unscoped)."""
+        if scope is None or scope.whole:
             query = templates.query("augmentation", self.graph.schema)
             scope_params: dict[str, Any] = {}
         else:
-            query = scope.prelude + "\n" + templates.fragment(
-                "augmentation", "query", self.graph.schema, variant={"scope": "scoped"}
+            query = (
+                scope.prelude
+                + "\n"
+                + templates.fragment(
+                    "augmentation", "query", self.graph.schema, variant={"scope": "scoped"}
+                )
             )
             scope_params = dict(scope.params)
         params = {

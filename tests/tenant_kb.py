@@ -50,7 +50,8 @@ A_CHUNKS: list[tuple[str, list[str]]] = [
     ("Sable Orchard sells apples to Ardent Mills.", ["Sable Orchard", "Ardent Mills"]),
 ]  # fmt: skip
 B_CHUNKS: list[tuple[str, list[str]]] = [
-    ("Brask Foundry supplies steel to Northwind Holdings.", ["Brask Foundry", "Northwind Holdings"]),
+    ("Brask Foundry supplies steel to Northwind Holdings.",
+     ["Brask Foundry", "Northwind Holdings"]),
     ("Zoltan Reyes smuggles crates to Port Vela.", ["Zoltan Reyes", "Port Vela"]),
     ("Northwind Holdings bribed Ilsa Marr in 2009.", ["Northwind Holdings", "Ilsa Marr"]),
     ("Port Vela launders money for Northwind Holdings.", ["Port Vela", "Northwind Holdings"]),

@@ -28,9 +28,7 @@ pytestmark = pytest.mark.neo4j
 
 
 @pytest.fixture(scope="module")
-def tenants(
-    driver: Driver, settings: Settings, tmp_path_factory: pytest.TempPathFactory
-) -> Driver:
+def tenants(driver: Driver, settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Driver:
     L.load_if_needed(driver, settings, tmp_path_factory.mktemp("tenants"))
     return driver
 
@@ -101,7 +99,7 @@ def test_a_bare_question_links_only_entities_the_scope_mentions(
 def test_triplets_need_evidence_in_scope_or_both_ends_mentioned_in_it(
     rags: tuple[GuidedRAG, GuidedRAG],
 ) -> None:
-    whole, scoped = rags
+    whole, _ = rags
     hubs = Semantics(entities=tuple(T.HUBS), relational=True)
     chunks = whole.retrieve("hubs", semantics=hubs, steering="soft", k=20).chunks
     augmenter = Augmenter(whole.graph)
@@ -112,7 +110,10 @@ def test_triplets_need_evidence_in_scope_or_both_ends_mentioned_in_it(
     shown = augmenter.graph_context(in_a, stated, compiled)[0]
     got = {(t.head, t.type, t.tail): t.source_chunk for t in shown}
     # evidence in B between shared hubs: in the unscoped prompt, never in the scoped one
-    for b_fact in [("Northwind Holdings", "BRIBED", "Ilsa Marr"), ("Ilsa Marr", "SUPPLIES", "River Osk")]:
+    for b_fact in [
+        ("Northwind Holdings", "BRIBED", "Ilsa Marr"),
+        ("Ilsa Marr", "SUPPLIES", "River Osk"),
+    ]:
         assert b_fact in every and b_fact not in got
     # no evidence chunk, both ends mentioned in scope: shown
     assert got[("Port Vela", "LOCATED_IN", "River Osk")] is None

@@ -122,7 +122,6 @@ def _resolve_semantics(
     if not auto:
         return semantics
     from guidedrag_graph.linking.taggers import tagger_for
-
     from guidedrag_graph.selection.scope_names import selector_in_scope
 
     tagger = tagger_for(tagger_name or rag.settings.tagger, rag.graph)

@@ -213,8 +213,9 @@ class GuidedRAG:
                 templates.query("property_keys", self.schema), {}, name="property_keys"
             )
             check_fields(chunk_filter, set(rows[0]["keys"]) if rows else set(), self.schema)
-        prepared = (
-            auto_semantics(
+        prepared = AutoSemantics(request.semantics)
+        if request.auto:  # linked and resolved inside the scope (the scoped selector)
+            prepared = auto_semantics(
                 self.graph,
                 selector,
                 self.embedder,
@@ -222,9 +223,6 @@ class GuidedRAG:
                 request.semantics,
                 request.link,
             )
-            if request.auto
-            else AutoSemantics(request.semantics)
-        )
         semantics = prepared.semantics
         decision = self.policy.decide(semantics)
         asked = Question(
@@ -315,13 +313,12 @@ class GuidedRAG:
         if not retrieval.chunks and retrieval.steering in ("hard", "auto"):
             return Answer.abstention(retrieval, "no chunk passed the similarity threshold")
         started = time.perf_counter()
-        scope = self.selector.scope(self.scope)  # kept per KB version: no read
         prompt = self.augmenter.augment(
             question,
             retrieval.chunks,
             semantics=semantics,
             template=template or retrieval.template,
-            scope=None if scope is None or scope.whole else scope,
+            scope=self.selector.scope(self.scope),  # kept per KB version: no read
         )
         timings = {**retrieval.timings, "augmentation": time.perf_counter() - started}
         if not self.llm_configured:

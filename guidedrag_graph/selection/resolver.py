@@ -97,7 +97,9 @@ class Resolver:
         for name in names:
             check_text(name, "an entity name", self.limits)
         cache = self.graph.data
-        kept = {n: ids for n in names if (ids := cache.get(self._cache_key("entity", n))) is not None}
+        kept = {
+            n: ids for n in names if (ids := cache.get(self._cache_key("entity", n))) is not None
+        }
         missing = [n for n in names if n not in kept]
         found = self._fetch_entity_ids(missing) if missing else {}
         for name, ids in found.items():
