@@ -106,6 +106,13 @@ class Scope:
         return Scope(A.Intersect(self.expr, more.expr))
 
 
+def deployment_scope(text: str | None) -> Scope | None:
+    """``GUIDEDRAG_SCOPE`` parsed; unset or blank (``GUIDEDRAG_SCOPE=``) is no scope."""
+    if text is None or not text.strip():
+        return None
+    return Scope.parse(text, where="GUIDEDRAG_SCOPE")
+
+
 ScopeInput = Union["Scope", str, Mapping[str, Any], A.Expr, None]
 
 
