@@ -73,7 +73,7 @@ def test_a_scope_parses_every_form_and_refuses_walks_in_one_line() -> None:
         ("boost(entity('A'): 0.1)", "boost()"),
         ("document('A'", "not a valid selection"),
         ("  ", "empty text"),
-        ("x" * 100_001, "the limit is"),
+        ("x" * 1_000_001, "the limit is"),
     ]:
         with pytest.raises(ConfigurationError) as err:
             Scope.parse(bad, where="--scope")
@@ -273,3 +273,21 @@ def test_auto_stays_in_scope_on_every_way_it_ranks_tiers(
             assert ids and set(ids) <= allowed and top not in ids, (update, call)
             if "planner_tier_list_max" in update and call:  # its tier E went unlisted
                 assert -1 in scoped.tier_sizes.values(), scoped.tier_sizes
+
+
+def test_a_scope_listing_hundreds_of_documents_is_one_subquery(rag: GuidedRAG) -> None:
+    """Past a request's term limit (200), as the trusted side writes a half-KB scope; its
+    union of document() terms is one select_document over every id, not one CALL each."""
+    every = sorted({d.id for d in sample_bundle().documents})
+    documents = every[: len(every) * 2 // 3]
+    assert len(documents) > 200
+    text = " | ".join(f"document({d!r})" for d in documents) + " | document('No Such Doc')"
+    compiled = rag.selector.scope(Scope.parse(text, where="GUIDEDRAG_SCOPE"))
+    assert compiled is not None and not compiled.empty and not compiled.whole
+    assert compiled.prelude.count("MATCH (d:") == 1
+    assert sorted(compiled.params["scp_0_ids"]) == documents
+    wanted = set(documents)
+    chunks = {c.id for c in sample_bundle().chunks if c.document_id in wanted}
+    assert compiled.size == len(chunks)
+    ids = {c.id for c in rag.scoped(text).retrieve(QUESTION.question, k=20).chunks}
+    assert ids and ids <= chunks

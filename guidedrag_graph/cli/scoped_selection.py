@@ -71,6 +71,6 @@ SCOPE_HELP = (
 
 def operator_scope(deployment: str | None, given: str | None) -> Scope | None:
     """``GUIDEDRAG_SCOPE`` narrowed by ``--scope`` (one-line errors naming which)."""
-    from guidedrag_graph.selection.scope import narrow
+    from guidedrag_graph.selection.scope import deployment_scope, narrow
 
-    return narrow(Scope.parse(deployment, where="GUIDEDRAG_SCOPE"), given, where="--scope")
+    return narrow(deployment_scope(deployment), given, where="--scope")

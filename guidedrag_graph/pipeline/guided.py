@@ -42,7 +42,7 @@ from guidedrag_graph.retrieval.filters import check_fields
 from guidedrag_graph.retrieve_args import index_dimensions
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import Selector
-from guidedrag_graph.selection.scope import Scope, ScopeInput, narrow
+from guidedrag_graph.selection.scope import Scope, ScopeInput, deployment_scope, narrow
 from guidedrag_graph.selection.scope_names import scoped_selector
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.policy import SteeringPolicy
@@ -83,7 +83,7 @@ class GuidedRAG:
         self._llm_client = llm_client
         self._async_llm_client = async_llm_client
         self._generator: Generator | None = None
-        deployment = Scope.parse(self.settings.scope, where="GUIDEDRAG_SCOPE")
+        deployment = deployment_scope(self.settings.scope)
         self._scope = narrow(deployment, given, where="GuidedRAG(scope=...)")
         self._view = False
 

@@ -40,6 +40,7 @@ def compile_plan(
     by_entities: bool = False,
     walk: str = "cypher",
     param_prefix: str = "sel",
+    group_documents: bool = False,
 ) -> CompiledPlan:
     """Compile ``expr``; ``resolved`` maps each name-bearing leaf to what it resolved to.
 
@@ -49,13 +50,16 @@ def compile_plan(
     ``walk`` (``GraphContext.tier_walk``): ``plugin`` walks those tiers' near() steps and their
     listing with the rank plugin's functions, the same sets in the same order.
     ``param_prefix``: the leaves' parameters are ``$<prefix>_<i>_<key>`` (a scope compiles with
-    ``scp`` so that its parameters and a selection's meet in one query)."""
+    ``scp`` so that its parameters and a selection's meet in one query). ``group_documents``
+    (a scope): a union made only of ``document()`` terms is ONE subquery over all their ids,
+    as a union of entity terms always is (a scope may list a thousand documents)."""
     if isinstance(expr, A.All) and not force_sets:
         body = T.fragment("select_all", "alone", schema) + "\n"
         return CompiledPlan(body, {}, 0, {}, is_all=True)
     builder = _Builder(
         resolved, schema, hop_cap, merge=not force_sets, walk=walk, prefix=param_prefix
     )
+    builder.group_documents = group_documents and not force_sets
     if isinstance(expr, A.Boost):
         return _compile_boost(
             expr, builder, force_sets=force_sets, by_entities=by_entities and not force_sets
@@ -117,6 +121,7 @@ class _Builder:
     ) -> None:
         self.resolved = resolved
         self.prefix = prefix
+        self.group_documents = False
         self.merge = merge
         self.walk = walk
         self.schema = schema
@@ -146,8 +151,9 @@ class _Builder:
             if node in self.index:  # equal sub-expressions are computed once
                 continue
             group = self.entity_group(node)
+            documents = self.document_group(node) if group is None else None
             i = len(self.index) + self.extra
-            chain = self.chain(node) if group is None else None
+            chain = self.chain(node) if group is None and documents is None else None
             if chain is not None:
                 pending = [op for op in chain if op not in self.index]
                 if pending:
@@ -162,6 +168,8 @@ class _Builder:
                 self.step()
             elif group is not None:
                 text = self.leaf(A.Entities(("",)), i, self.merged(group))
+            elif documents is not None:
+                text = self.leaf(A.Document(""), i, self.merged(documents))
             elif isinstance(node, A.BinaryOp):
                 if not ready:
                     stack.append((node, True))
@@ -253,6 +261,14 @@ class _Builder:
         if not self.merge or not isinstance(expr, A.Union):
             return None
         leaves = union_leaves(expr, lambda node: isinstance(node, A.Leaf) and node.entity_list)
+        return None if leaves is None else tuple(leaves)
+
+    def document_group(self, expr: A.Expr) -> tuple[A.Expr, ...] | None:
+        """With ``group_documents``: the terms of a union made only of ``document()`` terms
+        (compiled as one ``select_document`` over all their ids); None otherwise."""
+        if not self.group_documents or not isinstance(expr, A.Union):
+            return None
+        leaves = union_leaves(expr, lambda node: isinstance(node, A.Document))
         return None if leaves is None else tuple(leaves)
 
     def merged(self, leaves: tuple[A.Expr, ...]) -> Resolved:

@@ -27,7 +27,7 @@ from typing import Any, Union
 from guidedrag_graph.errors import ConfigurationError, SelectionError
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.json_form import from_json
-from guidedrag_graph.selection.limits import Limits, check
+from guidedrag_graph.selection.limits import CEILING, Limits, check
 from guidedrag_graph.selection.parser import parse
 
 # The one variable a scope's prelude binds: the list of in-scope chunk nodes.
@@ -36,8 +36,11 @@ SCOPE_VARIABLE = "scope_u"
 # ``flt_*``, so the three meet in one query.
 SCOPE_PARAM_PREFIX = "scp"
 # Characters of a scope given as text (DSL or JSON): a scope names documents, sources, dates or
-# categories; the selection limits then bound its terms, nesting and strings.
-MAX_SCOPE_TEXT = 100_000
+# categories; the selection limits' ceiling then bounds its terms (2,000), nesting and strings.
+# The ceiling, not a request's limits: the trusted side writes a scope, and a scope listing a
+# thousand documents is ordinary (their union compiles to one subquery: Selector.scope).
+MAX_SCOPE_TEXT = 1_000_000
+SCOPE_LIMITS: Limits = CEILING
 
 # Primitives a scope may not use, and why (one line each).
 _REFUSED: dict[type[A.Expr], str] = {
@@ -103,6 +106,13 @@ class Scope:
         return Scope(A.Intersect(self.expr, more.expr))
 
 
+def deployment_scope(text: str | None) -> Scope | None:
+    """``GUIDEDRAG_SCOPE`` parsed; unset or blank (``GUIDEDRAG_SCOPE=``) is no scope."""
+    if text is None or not text.strip():
+        return None
+    return Scope.parse(text, where="GUIDEDRAG_SCOPE")
+
+
 ScopeInput = Union["Scope", str, Mapping[str, Any], A.Expr, None]
 
 
@@ -115,7 +125,7 @@ def narrow(scope: Scope | None, other: ScopeInput, *, where: str) -> Scope | Non
 
 
 def _expr(value: object, where: str) -> A.Expr:
-    limits = Limits()
+    limits = SCOPE_LIMITS
     if isinstance(value, A.Expr):
         check(value, limits)
         return value

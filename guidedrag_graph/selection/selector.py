@@ -174,6 +174,7 @@ class Selector:
             self.schema,
             hop_cap=self.settings.hop_cap,
             param_prefix=SCOPE_PARAM_PREFIX,
+            group_documents=True,
         )
         check_cost(self.settings, expr, resolved, self.resolver.cost_stats, plan)
         prelude = (
