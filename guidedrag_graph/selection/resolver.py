@@ -167,7 +167,7 @@ class Resolver:
             if row["name"] is not None and row["name"] not in out:
                 out.append(str(row["name"]))
         if self.scope is not None:  # only names an in-scope chunk mentions are offered
-            out = self.scope.keep_names(out)
+            out = self.scope.keep_names(out)[:limit]
         # The index's fuzzy scores favour short names; order by how alike the names read.
         alike = rank_similar(name, out, limit)
         return alike + [n for n in out if n not in alike]
