@@ -258,10 +258,10 @@ class EntityLinker:
 def scope_index(scope: ScopeNames) -> KeyIndex:
     """The key index of the entities ``scope`` may show (its names' rows: the link index's
     columns), built once per scope and KB version and kept beside them (``graph.data``)."""
-    key = (SCOPE_INDEX_KIND, scope.key, id(scope))
-    kept: KeyIndex | None = scope.graph.data.get(key)
-    if kept is not None:
-        return kept
+    key = (SCOPE_INDEX_KIND, id(scope))  # this ScopeNames: a new version reads a new one
+    kept: tuple[ScopeNames, KeyIndex] | None = scope.graph.data.get(key)
+    if kept is not None and kept[0] is scope:
+        return kept[1]
     index = KeyIndex(
         candidate(
             {
@@ -274,5 +274,5 @@ def scope_index(scope: ScopeNames) -> KeyIndex:
         )
         for _id, name, name_key, aliases, mentions, subject in scope.entities
     )
-    scope.graph.data.put(key, index)
+    scope.graph.data.put(key, (scope, index))  # holding it: its id stays its own
     return index

@@ -55,16 +55,14 @@ class ScopeNames:
     scope: CompiledScope = field(repr=False)
     total: int
     held: bool
+    # The scope's cache key (its canonical text), computed once: rendering a scope of hundreds
+    # of documents as text costs milliseconds, and every scoped lookup keys on it.
+    key: str = ""
     entities: tuple[tuple[Any, ...], ...] = ()
     ids: frozenset[str] = frozenset()
     names: frozenset[str] = frozenset()
     relation_types: frozenset[str] = frozenset()
     documents: frozenset[str] = frozenset()
-
-    @property
-    def key(self) -> str:
-        """The scope's cache key (its canonical text)."""
-        return self.scope.scope.key
 
     # ------------------------------------------------------------------ filters
     def keep_ids(self, ids: Iterable[str]) -> list[str]:
@@ -94,13 +92,18 @@ def scope_names(
     graph: GraphContext, scope: CompiledScope, max_entities: int = MAX_SCOPE_ENTITIES
 ) -> ScopeNames:
     """The names ``scope`` may show: kept per KB version and scope (``graph.data``), else one
-    read (``cypher/scope_names.cypher``)."""
+    read (``cypher/scope_names.cypher``). Found by the compiled scope itself first (the selector
+    keeps one per KB version, so a warm request renders no text), then by its key."""
+    by_object = (CACHE_KIND, id(scope), max_entities)
+    held: tuple[CompiledScope, ScopeNames] | None = graph.data.get(by_object)
+    if held is not None and held[0] is scope:
+        return held[1]
     key = (CACHE_KIND, scope.scope.key, max_entities)
-    kept: ScopeNames | None = graph.data.get(key)
-    if kept is not None:
-        return kept
-    names = read_scope_names(graph, scope, max_entities)
-    graph.data.put(key, names)
+    names: ScopeNames | None = graph.data.get(key)
+    if names is None:
+        names = read_scope_names(graph, scope, max_entities)
+        graph.data.put(key, names)
+    graph.data.put(by_object, (scope, names))  # the entry holds the scope: its id stays its own
     return names
 
 
@@ -117,14 +120,16 @@ def read_scope_names(graph: GraphContext, scope: CompiledScope, max_entities: in
     rows = graph.read(query, params, name="scope_names")
     row = rows[0] if rows else {}
     total = int(row.get("total") or 0)
+    key = scope.scope.key
     if total > max_entities:
-        return ScopeNames(graph, scope, total, held=False)
+        return ScopeNames(graph, scope, total, held=False, key=key)
     entities = tuple(tuple(e) for e in row.get("entities") or ())
     return ScopeNames(
         graph,
         scope,
         total,
         held=True,
+        key=key,
         entities=entities,
         ids=frozenset(str(e[0]) for e in entities if e[0] is not None),
         names=frozenset(str(e[1]) for e in entities if e[1] is not None),
@@ -159,7 +164,11 @@ def scoped_selector(selector: Selector, scope: CompiledScope | None) -> Selector
     if scope is None or scope.whole:
         return selector
     graph = selector.graph
-    names = ScopeNames(graph, scope, 0, held=True) if scope.empty else scope_names(graph, scope)
+    names = (
+        ScopeNames(graph, scope, 0, held=True, key=scope.scope.key)
+        if scope.empty
+        else scope_names(graph, scope)
+    )
     view = copy.copy(selector)
     view.resolver = Resolver(graph, selector.limits, scope=names)
     return view
