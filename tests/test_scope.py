@@ -93,6 +93,14 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("hard, all()", {"selection": "all()", "steering": "hard"}),
     ("hard, filters", {"selection": "all()", "filters": {"position": {"$gte": 0}}}),
     ("hard, index", {"selection": f"entity({ENTITY!r}) | all()", "path": "index"}),
+    (
+        "hard, walks and set operations",
+        {
+            "selection": f"(near({ENTITY!r}, 2) | hop({ENTITY!r}, ['PUBLISHED_BY'])) ^ "
+            f"(all() - khop({ENTITY!r}, 1)) & all()",
+            "steering": "hard",
+        },
+    ),
     ("soft", {"selection": f"entity({ENTITY!r})", "steering": "soft"}),
     ("soft, all()", {"selection": "all()", "steering": "soft"}),
 ]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Union
 
 from guidedrag_graph.errors import ConfigurationError, SelectionError
@@ -59,8 +60,9 @@ class Scope:
 
     expr: A.Expr
 
-    @property
+    @cached_property
     def text(self) -> str:
+        """Kept once written: it is the cache key every call of a scoped pipeline looks up."""
         return self.expr.to_text()
 
     @property
@@ -119,7 +121,7 @@ ScopeInput = Union["Scope", str, Mapping[str, Any], A.Expr, None]
 def narrow(scope: Scope | None, other: ScopeInput, *, where: str) -> Scope | None:
     """``scope`` narrowed by ``other`` (either may be None: no restriction)."""
     more = Scope.parse(other, where=where)
-    if scope is None:
+    if scope is None or more is scope:  # the same object: a request carrying its rag's scope
         return more
     return scope if more is None else scope.narrowed(more)
 
