@@ -27,6 +27,7 @@ from neo4j.exceptions import (
 from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, redact_uri
 from guidedrag_graph.db.deadline import GRACE_S, Deadline, DeadlinePassed, remaining
 from guidedrag_graph.db.driver_io import ReadCut, cut_off, row, unlogged
+from guidedrag_graph.db.read_versions import collecting, saw
 from guidedrag_graph.db.server import ServerInfo as ServerInfo  # re-exported: db.ServerInfo
 from guidedrag_graph.errors import (
     ConfigurationError,
@@ -360,7 +361,10 @@ def _read_once(
                 notifications_min_severity="OFF",
             ) as session:
                 cut.session = session
-                return [row(record) for record in session.run(query, unlogged(params))]
+                rows = [row(record) for record in session.run(query, unlogged(params))]
+                if collecting():  # a call that must know what version it read
+                    saw(frozenset(session.last_bookmarks().raw_values))
+                return rows
         except (DriverError, Neo4jError, OSError):
             if deadline.fired:
                 raise DeadlinePassed(wait) from None

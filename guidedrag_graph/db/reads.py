@@ -47,6 +47,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.db.connection import DEFAULT_QUERY_TIMEOUT, READ_RETRY_S, check_uri, read_query
 from guidedrag_graph.db.deadline import GRACE_S, remaining
 from guidedrag_graph.db.driver_io import UNLOGGED_MIN, row, unlogged
+from guidedrag_graph.db.read_versions import collecting, saw
 from guidedrag_graph.errors import (
     ConfigurationError,
     DatabaseUnavailableError,
@@ -96,7 +97,10 @@ def read(
     driver's) and what is left of the call's budget; an ``AsyncDriver`` is awaited through the
     bridge (``aretrieve``), any other driver read on this thread."""
     if isinstance(driver, AsyncDriver):
-        return await_(_read_async(driver, query, database, _seconds(timeout)))
+        rows, version = await_(_read_async(driver, query, database, _seconds(timeout)))
+        if collecting():  # here, in the caller's greenlet: the loop awaited the runner
+            saw(version)
+        return rows
     return _read_sync(driver, query, database, timeout)
 
 
@@ -132,7 +136,7 @@ def _seconds(timeout: float | None) -> float:
 
 async def _read_async(
     driver: AsyncDriver, query: Read, database: str | None, seconds: float
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], frozenset[str]]:
     """The async runner: one READ auto-commit (what ``db.read_query`` sends), retried like it on
     what the driver calls retryable, cut off ``GRACE_S`` after the server's own timeout."""
     started = time.perf_counter()
@@ -140,10 +144,10 @@ async def _read_async(
     delay = 0.1
     while True:
         try:
-            rows = await _read_async_once(driver, query, database, seconds)
+            rows, version = await _read_async_once(driver, query, database, seconds)
             if log.isEnabledFor(logging.DEBUG):
                 _logged(query, started, f"{len(rows)} rows")
-            return rows
+            return rows, version
         except TimeoutError:
             _failed(query, started, "timed out")
             raise QueryTimeoutError(
@@ -194,7 +198,7 @@ def _failed(query: Read, started: float, why: str) -> None:
 
 async def _read_async_once(
     driver: AsyncDriver, query: Read, database: str | None, seconds: float
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], frozenset[str]]:
     bookmarks = Bookmarks.from_raw_values(
         await driver.execute_query_bookmark_manager.get_bookmarks()
     )
@@ -209,7 +213,8 @@ async def _read_async_once(
                 Query(query.query, timeout=seconds),
                 unlogged(query.params),
             )
-            return [row(record) async for record in result]
+            rows = [row(record) async for record in result]
+            return rows, frozenset((await session.last_bookmarks()).raw_values)
 
 
 def read_versioned(

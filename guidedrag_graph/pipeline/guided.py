@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 import numpy as np
 from neo4j import AsyncDriver, Driver
 
-from guidedrag_graph.augmentation import AugmentedPrompt, Augmenter
+from guidedrag_graph.augmentation import Augmenter
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db.deadline import budgeted, call_budget
@@ -32,17 +32,24 @@ from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.generation import Generator
 from guidedrag_graph.pipeline.auto import no_chunk_passes, retrieve_auto
 from guidedrag_graph.pipeline.linked import AutoSemantics, auto_semantics
+from guidedrag_graph.pipeline.prompting import Prompted, prompted
 from guidedrag_graph.pipeline.question import Question, RetrieveOptions, Selection
 from guidedrag_graph.pipeline.request import RetrieveRequest
 from guidedrag_graph.pipeline.results import Answer, RetrievalResult
-from guidedrag_graph.pipeline.scoping import scope_abstention
+from guidedrag_graph.pipeline.scoping import on_one_version, scope_abstention
 from guidedrag_graph.pipeline.selected import retrieve_selection
 from guidedrag_graph.retrieval import Retriever
 from guidedrag_graph.retrieval.filters import check_fields
 from guidedrag_graph.retrieve_args import index_dimensions
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import Selector
-from guidedrag_graph.selection.scope import Scope, ScopeInput, deployment_scope, narrow
+from guidedrag_graph.selection.scope import (
+    CompiledScope,
+    Scope,
+    ScopeInput,
+    deployment_scope,
+    narrow,
+)
 from guidedrag_graph.selection.scope_names import scoped_selector
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.policy import SteeringPolicy
@@ -201,7 +208,15 @@ class GuidedRAG:
     def retrieve_request(self, request: RetrieveRequest) -> RetrievalResult:
         """Run a request a door built (``RetrieveRequest.build``); nothing is checked again.
         Its scope is intersected with this instance's: a request never widens it."""
-        scope = self.selector.scope(narrow(self.scope, request.scope, where="request scope"))
+        wanted = narrow(self.scope, request.scope, where="request scope")
+        return on_one_version(
+            lambda fresh: self.selector.scope(wanted, fresh=fresh),
+            lambda scope: self._retrieve_in(request, scope),
+        )
+
+    def _retrieve_in(
+        self, request: RetrieveRequest, scope: CompiledScope | None
+    ) -> RetrievalResult:
         if scope is not None and scope.empty:  # nothing embedded, searched or asked
             template = self.policy.decide(request.semantics).template
             return scope_abstention(request, scope, template)
@@ -303,27 +318,9 @@ class GuidedRAG:
         selection: Selection,
         template: str | None,
         options: RetrieveOptions,
-    ) -> Answer | tuple[RetrievalResult, AugmentedPrompt, dict[str, float]]:
-        """``ask`` up to the LLM call: the answer when there is no call to make (abstained, or
-        no LLM configured), else the retrieval, the prompt and the timings so far."""
-        retrieval = self.retrieve(question, selection, **options)
-        semantics = retrieval.semantics  # as stated, or with the entities auto linked
-        if retrieval.empty is not None:
-            return Answer.abstention(retrieval, retrieval.empty.message)
-        if not retrieval.chunks and retrieval.steering in ("hard", "auto"):
-            return Answer.abstention(retrieval, "no chunk passed the similarity threshold")
-        started = time.perf_counter()
-        prompt = self.augmenter.augment(
-            question,
-            retrieval.chunks,
-            semantics=semantics,
-            template=template or retrieval.template,
-            scope=self.selector.scope(self.scope),  # kept per KB version: no read
-        )
-        timings = {**retrieval.timings, "augmentation": time.perf_counter() - started}
-        if not self.llm_configured:
-            return Answer.prompt_only(retrieval, prompt, timings)
-        return retrieval, prompt, timings
+    ) -> Prompted:
+        """``ask`` up to the LLM call (``pipeline/prompting.py``)."""
+        return prompted(self, question, selection, template, options)
 
     # -------------------------------------------------------------- async
     @classmethod

@@ -162,8 +162,9 @@ class CompiledScope:
     then test ``c IN scope_u`` (Neo4j caches the list's hash, so each test is O(1)).
     ``params``: its parameters, all ``scp_*``. ``empty``: the scope holds no chunk (a request
     abstains before any embedding, vector search or LLM call). ``size``: its chunks;
-    ``whole``: it holds every chunk of the KB (then rankings follow the unscoped plan, so they
-    are identical to the unscoped ones)."""
+    ``whole``: it holds every chunk of the KB at ``version`` (then rankings follow the
+    unscoped plan, so they are identical to the unscoped ones, and ``pipeline/scoping.py``
+    checks that no read of the call saw a later version)."""
 
     scope: Scope
     prelude: str
@@ -172,6 +173,8 @@ class CompiledScope:
     size: int = 0
     whole: bool = False
     reason: str = ""
+    # The database version the size was read at (a read's bookmark): "whole" holds there.
+    version: frozenset[str] | None = None
 
     @property
     def text(self) -> str:

@@ -18,6 +18,7 @@ from neo4j import Driver
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db.deadline import budgeted
+from guidedrag_graph.db.read_versions import seen
 from guidedrag_graph.errors import SelectionCostError, SelectionError
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import nodes as A
@@ -145,7 +146,7 @@ class Selector:
             expr, plan.selection(self.schema), empty, warnings if empty is None else (), resolved
         )
 
-    def scope(self, scope: Scope | None) -> CompiledScope | None:
+    def scope(self, scope: Scope | None, *, fresh: bool = False) -> CompiledScope | None:
         """``scope`` compiled against this KB (None: no restriction): its names resolved like
         any selection's (the trusted side wrote them), its prelude rendered, and its size and
         the KB's chunk count read in one query. Kept per KB version with the resolved names
@@ -153,6 +154,8 @@ class Selector:
         if scope is None:
             return None
         key = ("scope", scope.key)
+        if fresh:  # a read saw a write since it was kept (pipeline/scoping.py)
+            self.graph.data.clear("scope")
         kept = self.graph.data.get(key)
         if kept is not None:
             return kept  # type: ignore[no-any-return]
@@ -184,7 +187,8 @@ class Selector:
             + T.fragment("scope", "close", self.schema, variables=plan.names())
         )
         query = prelude + T.fragment("scope", "size", self.schema)
-        rows = self._read(query, plan.params, "scope")
+        with seen() as versions:  # the version "whole" is true at
+            rows = self._read(query, plan.params, "scope")
         size = int(rows[0]["scope_size"]) if rows else 0
         total = int(rows[0]["chunks"]) if rows else 0
         return CompiledScope(
@@ -194,6 +198,7 @@ class Selector:
             empty=size == 0,
             size=size,
             whole=size == total,
+            version=versions[-1] if versions else None,
             reason="" if size else "its terms resolve but select no chunk",
         )
 
