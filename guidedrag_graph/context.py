@@ -127,9 +127,10 @@ class ExpiringCache:
     """Answers about the data — which entity ids a name means, the relation types — kept for a
     fixed time (``GUIDEDRAG_RESOLUTION_CACHE_S``), so a question about entities asked before
     costs one round trip instead of two. The invalidation rule is that time, and ``clear()``:
-    a graph changed by another tool is seen at the latest that many seconds later. Only what was
-    found is kept, so a name the KB did not know is asked again on every question (a new entity
-    is found at once, and an abstention never comes from the cache)."""
+    a graph changed by another tool is seen at the latest that many seconds later. A name the
+    KB did not know is kept with the version it was read at and trusted only after a
+    ``RETURN 1`` shows that version unchanged (``Resolver._still_unknown``): a new entity is
+    found at once."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
