@@ -25,7 +25,8 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db.connection import ServerInfo, connect, procedure_available, server_info
-from guidedrag_graph.db.reads import Read, read, read_versioned
+from guidedrag_graph.db.reads import Read, read
+from guidedrag_graph.db.versions import database_version
 from guidedrag_graph.schema.presets import SchemaMapping, schema_from_settings
 from guidedrag_graph.templates import queries as templates
 
@@ -67,9 +68,8 @@ def adoption_and_version(driver: Driver, database: str) -> tuple[dict[str, Any],
     adoption query, which lists the labels); the record is read again only when the version
     moved since the last ``open`` on this driver and database (adoption is itself a write).
     ``KBState.observe`` compares the version."""
-    _, version = read_versioned(
-        driver, Read("connection_check", templates.query("connection_check"), {}), database=database
-    )
+    check = Read("connection_check", templates.query("connection_check"), {})
+    version = database_version(driver, database, check)  # threads opening together share one
     kept = _ADOPTIONS.get(driver, {}).get(database)
     if kept is not None and kept[0] == version:
         return dict(kept[1]), version

@@ -19,7 +19,8 @@ from typing import Any
 from neo4j.exceptions import ClientError
 
 from guidedrag_graph.context import GraphContext
-from guidedrag_graph.db.reads import Read, read_versioned
+from guidedrag_graph.db.reads import Read
+from guidedrag_graph.db.versions import database_version
 from guidedrag_graph.schema.presets import SchemaMapping, name_key, relation_type_name
 from guidedrag_graph.selection.cost import CostStats, fetch_stats
 from guidedrag_graph.selection.limits import Limits, check_list, check_text
@@ -103,11 +104,8 @@ class Resolver:
         at = [self.graph.data.get(("unknown", n)) for n in names]
         if any(v is None or v != state.version for v in at):
             return False
-        _, version = read_versioned(
-            self.graph.driver,
-            Read("connection_check", T.query("connection_check"), {}),
-            database=self.graph.database,
-        )
+        check = Read("connection_check", T.query("connection_check"), {})
+        version = database_version(self.graph.driver, self.graph.database, check)
         state.observe(version)  # a moved version forgets every data answer, these with them
         return bool(version == at[0])
 
