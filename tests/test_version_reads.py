@@ -130,3 +130,36 @@ def test_instances_opened_together_on_threads_still_see_a_write_made_before_them
         assert state.version != seen, "an instance opened after a write saw the old version"
     finally:
         tiny_kb.execute_query("MATCH (n:Scratch) DELETE n")
+
+
+def test_async_callers_on_one_loop_share_the_next_read_too() -> None:
+    import asyncio
+
+    from guidedrag_graph.db.reads import await_, bridged
+    from guidedrag_graph.db.versions import LoopSharedRead
+
+    async def main() -> tuple[list[int], int]:
+        shared, started = LoopSharedRead(), [0]
+        release = asyncio.Event()
+
+        def fetch() -> int:  # runs bridged, as read_versioned does on an AsyncDriver
+            started[0] += 1
+            number = started[0]
+            if number == 1:
+                await_(release.wait())
+            else:
+                await_(asyncio.sleep(0.01))
+            return number
+
+        first = asyncio.ensure_future(bridged(shared, fetch))
+        await asyncio.sleep(0.05)  # the first read is in flight
+        others = [asyncio.ensure_future(bridged(shared, fetch)) for _ in range(6)]
+        await asyncio.sleep(0.05)
+        release.set()
+        answers = [await first, *[await o for o in others]]
+        late = await bridged(shared, fetch)  # asked after every read ended: a read of its own
+        return answers + [late], started[0]
+
+    answers, reads = asyncio.run(main())
+    assert answers == [1, 2, 2, 2, 2, 2, 2, 3], answers
+    assert reads == 3

@@ -12,18 +12,19 @@ Threads that ask while a read is in flight share the *next* read: one that start
 them asked, so its answer is as new as each one's own read would have been (a write committed
 before a thread asked is in it); it is not the read in flight, which may have started before
 the write. Eight threads opening together send about two reads, not eight. A read that fails is
-not shared (each waiter reads on its own). Async callers (``bridged``) read on their own: a
-thread lock would block the event loop.
+not shared (each waiter reads on its own). Async callers (``bridged``) share theirs per event
+loop (``LoopSharedRead``), waiting on the loop: a thread lock would block it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import weakref
 from collections.abc import Callable
 from typing import Any
 
-from guidedrag_graph.db.reads import Read, bridged_now, read_versioned
+from guidedrag_graph.db.reads import Read, await_, bridged_now, read_versioned
 
 
 class SharedRead:
@@ -67,9 +68,48 @@ class SharedRead:
                 self._turn.notify_all()
 
 
+class LoopSharedRead:
+    """``SharedRead`` for the async callers of one event loop: the same rule, kept by the loop's
+    one thread (a bridged call switches only at ``await_``, so no lock is needed), the waiters
+    awaiting the next read's end on the loop."""
+
+    def __init__(self) -> None:
+        self._started = 0
+        self._running = False
+        self._done = 0
+        self._value: Any = None
+        self._failed = False
+        self._ended = asyncio.Event()
+
+    def __call__(self, fetch: Callable[[], Any]) -> Any:
+        """``fetch()``'s answer (run in this bridged call) from a read started after it asked."""
+        wanted = self._started + 1
+        while self._running and self._done < wanted:
+            await_(self._ended.wait())
+        if self._done >= wanted:
+            return fetch() if self._failed else self._value
+        self._running, self._ended = True, asyncio.Event()
+        self._started += 1
+        mine, ended = self._started, self._ended
+        value, failed = None, True
+        try:
+            value = fetch()
+            failed = False
+            return value
+        finally:
+            self._running = False
+            self._done, self._value, self._failed = mine, value, failed
+            ended.set()
+
+
 # driver -> database -> its shared read: weak on the driver.
 _SHARED: weakref.WeakKeyDictionary[Any, dict[str | None, SharedRead]] = weakref.WeakKeyDictionary()
 _SHARED_LOCK = threading.Lock()
+# loop -> driver -> database -> its shared read, for async callers: weak on both.
+_LOOP_SHARED: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop,
+    weakref.WeakKeyDictionary[Any, dict[str | None, LoopSharedRead]],
+] = weakref.WeakKeyDictionary()
 
 
 def database_version(driver: Any, database: str | None, query: Read) -> frozenset[str]:
@@ -81,7 +121,11 @@ def database_version(driver: Any, database: str | None, query: Read) -> frozense
         return read_versioned(driver, query, database=database)[1]
 
     if bridged_now():
-        return fetch()
+        loop = asyncio.get_running_loop()
+        with _SHARED_LOCK:
+            on_loop = _LOOP_SHARED.setdefault(loop, weakref.WeakKeyDictionary())
+            shared_on_loop = on_loop.setdefault(driver, {}).setdefault(database, LoopSharedRead())
+        return shared_on_loop(fetch)  # type: ignore[no-any-return]
     with _SHARED_LOCK:
         shared = _SHARED.setdefault(driver, {}).setdefault(database, SharedRead())
     return shared(fetch)  # type: ignore[no-any-return]
