@@ -158,7 +158,7 @@ def test_async_callers_on_one_loop_share_the_next_read_too() -> None:
         release.set()
         answers = [await first, *[await o for o in others]]
         late = await bridged(shared, fetch)  # asked after every read ended: a read of its own
-        return answers + [late], started[0]
+        return [*answers, late], started[0]
 
     answers, reads = asyncio.run(main())
     assert answers == [1, 2, 2, 2, 2, 2, 2, 3], answers
