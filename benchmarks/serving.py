@@ -15,6 +15,7 @@ of a new instance against a warm call (stated and bare), median over ``--firsts`
 
     python benchmarks/serving.py --bundle out/musique            # NEO4J_URI etc. from the env
     python benchmarks/serving.py --bundle out/musique --threads 1,8 --seconds 2 --rounds 2
+    python benchmarks/serving.py --bundle out/musique --abstain   # and a row of abstentions
 
 Results: ``benchmarks/results/serving_<neo4j version>_<date>[_<label>].json``. Give the load
 average beside any figure taken from it (it is recorded per window).
@@ -46,6 +47,7 @@ from guidedrag_graph.config import Settings  # noqa: E402
 from guidedrag_graph.db.connection import connect, server_info  # noqa: E402
 from guidedrag_graph.kb import Question  # noqa: E402
 from guidedrag_graph.pipeline import GuidedRAG  # noqa: E402
+from guidedrag_graph.semantics import Semantics  # noqa: E402
 
 Call = Callable[[Question, list[float]], object]
 
@@ -129,6 +131,16 @@ def summary(windows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def misspelt(question: Question) -> Semantics:
+    """``question``'s semantics with its first entity misspelt (its last letter doubled): a
+    name the KB lacks, so the call abstains with "did you mean" suggestions, as a user's typo
+    does (issue 36: an abstention paid a fuzzy full-text query and a scan of every alias)."""
+    entities = question.semantics.entities or ("Nobody in particular",)
+    return question.semantics.model_copy(
+        update={"entities": (entities[0] + entities[0][-1], *entities[1:])}
+    )
+
+
 def first_calls(
     settings: Settings,
     driver: Any,
@@ -175,6 +187,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="per window")
     parser.add_argument("--rounds", type=int, default=3, help="windows per mode and concurrency")
     parser.add_argument("--firsts", type=int, default=20, help="new instances timed")
+    parser.add_argument(
+        "--abstain",
+        action="store_true",
+        help="also time a reused instance asked about misspelt names (every call abstains)",
+    )
     parser.add_argument("--label", default="")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
@@ -219,11 +236,21 @@ def main(argv: list[str] | None = None) -> int:
 
             return call
 
+        typos = {id(q): misspelt(q) for q in questions}
+
+        def abstain_call() -> Call:  # a reused instance asked about names the KB lacks
+            mine = GuidedRAG(settings, driver=driver, schema=schema, embedder=rag.embedder)
+            return lambda q, v: mine.retrieve(
+                q.question, semantics=typos[id(q)], query_vector=v, k=k
+            )
+
         modes: dict[str, Callable[[], Call]] = {
             "vector": vector_call,
             "reused": reused_call,
             "new": new_call,
         }
+        if args.abstain:
+            modes["abstain"] = abstain_call
         for q, v in zip(questions, vectors, strict=True):  # warm-up: plans, caches, connections
             for make in modes.values():
                 make()(q, v)
@@ -245,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
                     kept.extend(done)  # the reused instances go back for the next window
                     done.clear()
             row = {name: summary(w) for name, w in windows.items()}
-            for name in ("reused", "new"):
+            for name in [m for m in modes if m != "vector"]:
                 row[name]["ratio_to_vector"] = round(row[name]["qps"] / row["vector"]["qps"], 3)
             result["threads"][str(threads)] = row
             print(

@@ -25,7 +25,8 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db.connection import ServerInfo, connect, procedure_available, server_info
-from guidedrag_graph.db.reads import Read, read, read_versioned
+from guidedrag_graph.db.reads import Read, read
+from guidedrag_graph.db.versions import database_version
 from guidedrag_graph.schema.presets import SchemaMapping, schema_from_settings
 from guidedrag_graph.templates import queries as templates
 
@@ -67,9 +68,8 @@ def adoption_and_version(driver: Driver, database: str) -> tuple[dict[str, Any],
     adoption query, which lists the labels); the record is read again only when the version
     moved since the last ``open`` on this driver and database (adoption is itself a write).
     ``KBState.observe`` compares the version."""
-    _, version = read_versioned(
-        driver, Read("connection_check", templates.query("connection_check"), {}), database=database
-    )
+    check = Read("connection_check", templates.query("connection_check"), {})
+    version = database_version(driver, database, check)  # threads opening together share one
     kept = _ADOPTIONS.get(driver, {}).get(database)
     if kept is not None and kept[0] == version:
         return dict(kept[1]), version
@@ -127,9 +127,10 @@ class ExpiringCache:
     """Answers about the data — which entity ids a name means, the relation types — kept for a
     fixed time (``GUIDEDRAG_RESOLUTION_CACHE_S``), so a question about entities asked before
     costs one round trip instead of two. The invalidation rule is that time, and ``clear()``:
-    a graph changed by another tool is seen at the latest that many seconds later. Only what was
-    found is kept, so a name the KB did not know is asked again on every question (a new entity
-    is found at once, and an abstention never comes from the cache)."""
+    a graph changed by another tool is seen at the latest that many seconds later. A name the
+    KB did not know is kept with the version it was read at and trusted only after a
+    ``RETURN 1`` shows that version unchanged (``Resolver._still_unknown``): a new entity is
+    found at once."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds

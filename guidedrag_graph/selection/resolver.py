@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from neo4j.exceptions import ClientError
 
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.db.reads import Read
+from guidedrag_graph.db.versions import database_version
 from guidedrag_graph.schema.presets import SchemaMapping, name_key, relation_type_name
 from guidedrag_graph.selection.cost import CostStats, fetch_stats
 from guidedrag_graph.selection.limits import Limits, check_list, check_text
@@ -101,11 +103,37 @@ class Resolver:
             n: ids for n in names if (ids := cache.get(self._cache_key("entity", n))) is not None
         }
         missing = [n for n in names if n not in kept]
+        if missing and self._still_unknown(missing):
+            kept |= {n: [] for n in missing}
+            missing = []
+        state = self.graph.state
+        version = state.version if state is not None else None  # before the names are read
         found = self._fetch_entity_ids(missing) if missing else {}
         for name, ids in found.items():
             if ids:
                 cache.put(self._cache_key("entity", name), ids)
-        return {name: list(kept.get(name) or found[name]) for name in names}
+            elif version is not None:
+                cache.put(self._cache_key("unknown", name), version)
+        return {name: list(kept[name] if name in kept else found[name]) for name in names}
+
+    def _still_unknown(self, names: list[str]) -> bool:
+        """Whether every name of ``names`` was found unknown at the database's current version.
+
+        An unknown name costs two reads (the alias tier scans every entity: tens of ms on a
+        large KB) and an app's users may keep asking about it; a name found unknown is kept
+        with the version it was read at, and asked again only when the version moved since
+        (a write: ours, another tool's, another process's). The version is one ``RETURN 1``
+        (its bookmark), so a new entity is still found at once, even by a reused instance."""
+        state = self.graph.state
+        if state is None or state.version is None:
+            return False
+        at = [self.graph.data.get(self._cache_key("unknown", n)) for n in names]
+        if any(v is None or v != state.version for v in at):
+            return False
+        check = Read("connection_check", T.query("connection_check"), {})
+        version = database_version(self.graph.driver, self.graph.database, check)
+        state.observe(version)  # a moved version forgets every data answer, these with them
+        return bool(version == at[0])
 
     def _fetch_entity_ids(self, names: list[str]) -> dict[str, list[str]]:
         params: dict[str, Any] = {"sel_names": names, "sel_keys": [name_key(n) for n in names]}
@@ -147,9 +175,28 @@ class Resolver:
             rows = [r for r in rows if r["id"] is not None and str(r["id"]) in kept]
         return _lowest_tier(rows)
 
-    def suggestions(self, name: str, limit: int = 5) -> list[str]:
-        """Close entity names from the full-text index (fuzzy); [] when it cannot help."""
+    def suggestions(self, name: str, limit: int = 5, scope_key: str | None = None) -> list[str]:
+        """Close entity names from the full-text index (fuzzy); [] when it cannot help.
+
+        Kept in the process's warm state (``KBState``) like resolved names, per name, ``limit``
+        and ``scope_key`` (the scope that restricts a request's suggestions; None: the whole KB):
+        forgotten when the database's version moves or after ``GUIDEDRAG_RESOLUTION_CACHE_S``.
+        The fuzzy query is the dearest read a question can make (tens of ms, against ~2 ms for a
+        ranking), and an app whose users keep asking about a name the KB lacks would pay it on
+        every abstention; an empty list is kept too (the same version gives the same answer)."""
         check_text(name, "an entity name", self.limits)
+        key = self._cache_key("suggestions", name, limit, scope_key)
+        kept: tuple[str, ...] | None = self.graph.data.get(key)
+        if kept is not None:
+            return list(kept)
+        found = self._fetch_suggestions(name, limit)
+        if found is None:  # no full-text index (yet): asked again, never kept
+            return []
+        self.graph.data.put(key, tuple(found))
+        return found
+
+    def _fetch_suggestions(self, name: str, limit: int) -> list[str] | None:
+        """The fuzzy full-text query's names, most alike first; None when the index is missing."""
         fuzzy = lucene_fuzzy(name)
         if not fuzzy:
             return []
@@ -161,7 +208,7 @@ class Resolver:
                 name="suggest_entities",
             )
         except ClientError:
-            return []
+            return None
         out: list[str] = []
         for row in rows:
             if row["name"] is not None and row["name"] not in out:
@@ -248,7 +295,13 @@ class Resolver:
         shared words first): the suggestion for a typo, best first; bounded by
         ``rank_similar``'s caps whatever the name's length or the number of types."""
         check_text(name, "a relation type name", self.limits)
-        return rank_similar(relation_type_name(name), self.relation_types(), limit, split="_")
+        key = ("close_types", name, limit)
+        kept: tuple[str, ...] | None = self.graph.data.get(key)
+        if kept is None:  # kept like the relation types it is ranked from (same expiry)
+            known = self.relation_types()
+            kept = tuple(rank_similar(relation_type_name(name), known, limit, split="_"))
+            self.graph.data.put(key, kept)
+        return list(kept)
 
     def forgiving_type(self, name: str) -> str | None:
         """The one known relation type whose normalised name (case, separators, plural and verb
