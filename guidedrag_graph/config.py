@@ -27,6 +27,10 @@ def _default_cache_dir() -> Path:
     return Path.home() / ".cache" / "guidedrag"
 
 
+# On/off words a former boolean setting still accepts (GUIDEDRAG_LINK_BESIDE_STATED=true).
+_SWITCH_WORDS = {
+    w: mode for mode, words in (("on", "true 1 yes"), ("off", "false 0 no")) for w in words.split()
+}
 # Settings that become index or constraint names in Cypher text, and their longest value.
 MAX_NAME_SETTING = 200
 _NAME_FIELDS = (
@@ -155,13 +159,25 @@ class Settings(BaseSettings):
         "asks about where the graph's relation vocabulary is typed (auto; docs/entity-linking.md"
         "), always (on) or never (off)",
     )
-    link_beside_stated: bool = Field(
-        False,
-        description="auto: beside stated entities, also rank with the names the question "
-        "writes (up to two entities in all; docs/entity-linking.md). Off by default: on "
-        "MuSiQue it cost the stated rows 2 points of all-gold recall and 0.9 ms a call; "
-        "GUIDEDRAG_LINK_BESIDE_STATED=true turns it on",
+    link_beside_stated: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="auto: beside stated entities, also rank with the proper names the question "
+        "writes (up to two entities in all) where the graph's relation vocabulary is typed "
+        "(auto, the same rule as link_relations; docs/entity-linking.md), always (on) or never "
+        "(off). Not on free-text graphs: on MuSiQue it cost the stated rows 2 points of "
+        "all-gold recall",
     )
+
+    @field_validator("link_beside_stated", mode="before")
+    @classmethod
+    def _beside_as_switch(cls, value: Any) -> Any:
+        """The setting was a boolean: ``true``/``false`` (and 1/0, yes/no) still read as on/off."""
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        if isinstance(value, str) and value.strip().casefold() in _SWITCH_WORDS:
+            return _SWITCH_WORDS[value.strip().casefold()]
+        return value
+
     scope: str | None = Field(
         None,
         max_length=100_000,

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from neo4j import Driver
+from pydantic import ValidationError
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder
@@ -174,27 +175,67 @@ def test_bare_question_links_relations_only_on_a_typed_graph(
     wipe(driver)
 
 
-def test_names_beside_the_stated_entity_join_it_only_when_asked(
-    driver: Driver, settings: Settings, embedder: Embedder, tmp_path: Path
+@pytest.mark.parametrize(
+    ("triples", "mode", "joins"),
+    [
+        (TYPED, "auto", True),
+        (FREE_TEXT, "auto", False),
+        (TYPED, "off", False),
+        (FREE_TEXT, "on", True),
+    ],
+    ids=["typed-auto", "free-text-auto", "typed-off", "free-text-on"],
+)
+def test_names_beside_the_stated_entity_join_it_by_the_graphs_rule(
+    driver: Driver,
+    settings: Settings,
+    embedder: Embedder,
+    tmp_path: Path,
+    triples: list[tuple[str, str, str]],
+    mode: str,
+    joins: bool,
 ) -> None:
+    """The default (``auto``) adds the question's other proper name beside a stated entity on
+    a typed graph only (the relation-linking rule); a lower-case span never joins."""
     wipe(driver)
     migrate(driver, settings, PRESETS["guidedrag"])
-    bundle = read_bundle(_bundle(tmp_path / "kb", TYPED))
+    bundle = read_bundle(_bundle(tmp_path / "kb", triples))
     load_bundle(driver, settings, PRESETS["guidedrag"], bundle, embedder=embedder)
     driver.execute_query("CALL db.awaitIndexes(120)")
-    question = "Who was born first, Tajlu Khanum or Abbas I?"
     stated = Semantics(entities=("Tajlu Khanum",))
-    beside = settings.model_copy(update={"link_beside_stated": True})
-    alone = settings.model_copy(update={"link_beside_stated": False})
-    with GuidedRAG(alone, driver=driver, embedder=embedder) as rag:
-        plain = rag.retrieve(question, semantics=stated, k=3)
-    with GuidedRAG(beside, driver=driver, embedder=embedder) as rag:
-        joined = rag.retrieve(question, semantics=stated, k=3)
-    assert plain.semantics is not None and plain.semantics.entities == ("Tajlu Khanum",)
-    assert joined.semantics is not None
-    assert joined.semantics.entities == ("Tajlu Khanum", "Abbas I")  # never the stated twice
-    assert joined.linked == [{"span": "Abbas I", "entity": "Abbas I", "match": "exact"}]
+    chosen = (
+        settings if mode == "auto" else settings.model_copy(update={"link_beside_stated": mode})
+    )
+    with GuidedRAG(chosen, driver=driver, embedder=embedder) as rag:
+        joined = rag.retrieve("Who was born first, Tajlu Khanum or Abbas I?", semantics=stated, k=3)
+        lower = rag.retrieve(
+            "Who was born first, Tajlu Khanum or mohammad khodabanda?", semantics=stated, k=3
+        )
+    assert joined.semantics is not None and lower.semantics is not None
+    if joins:
+        assert joined.semantics.entities == ("Tajlu Khanum", "Abbas I")  # never the stated twice
+        assert [n for n in joined.linked if "entity" in n] == [
+            {"span": "Abbas I", "entity": "Abbas I", "match": "exact"}
+        ]
+    else:
+        assert joined.semantics.entities == ("Tajlu Khanum",)
+        assert not [n for n in joined.linked if "entity" in n]
+    # the same name written in lower case is read as a common noun beside the stated subject
+    assert lower.semantics.entities == ("Tajlu Khanum",)
     wipe(driver)
+
+
+@pytest.mark.parametrize(
+    ("value", "mode"),
+    [("true", "on"), ("FALSE", "off"), ("1", "on"), ("no", "off"), ("auto", "auto"), (True, "on")],
+)
+def test_link_beside_stated_reads_the_former_boolean_as_on_or_off(value: Any, mode: str) -> None:
+    assert Settings(link_beside_stated=value).link_beside_stated == mode
+
+
+def test_link_beside_stated_refuses_other_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GUIDEDRAG_LINK_BESIDE_STATED", "sometimes")
+    with pytest.raises(ValidationError, match="link_beside_stated"):
+        Settings()
 
 
 def test_stated_entities_without_relations_get_the_questions_relation_types(

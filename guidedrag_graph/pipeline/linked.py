@@ -125,10 +125,12 @@ def link_semantics(
 def link_beside_stated(
     graph: GraphContext, selector: Selector, question: str, semantics: Semantics
 ) -> AutoSemantics:
-    """The stated entities, plus the names the question writes beside them (a comparison's
-    other film, a bridge question's second subject), up to the ``LINKED_ENTITIES`` a bare
-    question ranks with. A link whose span is part of a stated name is that name, and is left
-    out; the added names are resolved first, so they never cause an abstention."""
+    """The stated entities, plus the proper names the question writes beside them (a
+    comparison's other film, a bridge question's second subject), up to the ``LINKED_ENTITIES``
+    a bare question ranks with. A link whose span is part of a stated name is that name, and is
+    left out; so is a lower-case span ("place of birth" -> an entity titled "Place of birth"):
+    the caller named the subject, a common noun beside it is no second one. The added names
+    are resolved first, so they never cause an abstention."""
     stated = [name_key(e) for e in semantics.entities]
     room = LINKED_ENTITIES - len(stated)
     if room <= 0:
@@ -137,6 +139,7 @@ def link_beside_stated(
         lk
         for lk in EntityLinker(graph, scope=selector.resolver.scope).link(question)
         if not lk.alternate
+        and lk.span.proper
         and name_key(lk.name) not in stated
         and not any(k in s for k in lk.span.keys for s in stated)
     ]
@@ -158,6 +161,19 @@ def link_beside_stated(
             + ", ".join(lk.name for lk in kept),
         ),
     )
+
+
+def beside_stated(graph: GraphContext, mode: str) -> bool:
+    """Whether names beside stated entities join them (``link_beside_stated``): ``auto`` where
+    the graph's relation vocabulary is typed, the rule that links relation types
+    (``links_relations``). A typed graph's entities are its subjects (one per page, item or
+    record), so a second name the question writes is a second subject to compare or bridge; a
+    free-text graph's entities are the noun phrases an extractor found, so names beside the
+    stated subject are mostly incidental (MuSiQue: its stated rows lost 2 points of all-gold
+    recall with them)."""
+    if mode == "off":
+        return False
+    return mode == "on" or links_relations(relation_type_counts(graph))
 
 
 def relations_beside_stated(
@@ -308,14 +324,14 @@ def auto_semantics(
     semantics: Semantics | None,
     link: bool,
 ) -> AutoSemantics:
-    """``auto``'s semantics: stated entities as given (with the names the question writes
-    beside them, ``link_beside_stated``), else linked from the question (unless ``link`` is
-    off); the relation types a bare question asks about on a typed graph; unknown relation
-    types forgiven."""
+    """``auto``'s semantics: stated entities as given (with the proper names the question
+    writes beside them on a typed graph, ``beside_stated``), else linked from the question
+    (unless ``link`` is off); the relation types a bare question asks about on a typed graph;
+    unknown relation types forgiven."""
     settings = graph.settings
     linked = AutoSemantics(semantics)
     if semantics is not None and semantics.entities:
-        if link and settings.link_beside_stated:
+        if link and beside_stated(graph, settings.link_beside_stated):
             linked = link_beside_stated(graph, selector, question, semantics)
         if link and linked.semantics is not None:
             more = relations_beside_stated(
