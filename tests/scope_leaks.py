@@ -290,8 +290,9 @@ def run(doors: Doors, batch: list[Request]) -> Figures:
 def load_if_needed(driver: Any, settings: Any, path: Path) -> None:
     """Load the two tenants unless the database holds exactly them."""
     record = driver.execute_query(
-        "MATCH (c:Chunk) RETURN count(c) AS chunks, "
-        "count { MATCH (c:Chunk) WHERE c.id STARTS WITH 'tb-chunk-' } AS b"
+        "CALL () { MATCH (c:Chunk) RETURN count(c) AS chunks } "
+        "CALL () { MATCH (c:Chunk) WHERE c.id STARTS WITH 'tb-chunk-' RETURN count(c) AS b } "
+        "RETURN chunks, b"
     ).records[0]
     if record["chunks"] != len(T.A_CHUNKS) + len(T.B_CHUNKS) or record["b"] != len(T.B_CHUNKS):
         T.load(driver, settings, path)

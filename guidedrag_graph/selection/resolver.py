@@ -295,7 +295,7 @@ class Resolver:
         shared words first): the suggestion for a typo, best first; bounded by
         ``rank_similar``'s caps whatever the name's length or the number of types."""
         check_text(name, "a relation type name", self.limits)
-        key = ("close_types", name, limit)
+        key = self._cache_key("close_types", name, limit)  # a scoped view: its own
         kept: tuple[str, ...] | None = self.graph.data.get(key)
         if kept is None:  # kept like the relation types it is ranked from (same expiry)
             known = self.relation_types()
