@@ -43,10 +43,37 @@ def cache_dir() -> Path:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that reaches the server (through any fixture) ``neo4j``, so
-    ``pytest -m "not neo4j"`` is a fast loop that never starts one, and no module can forget it."""
+    ``pytest -m "not neo4j"`` is a fast loop that never starts one, and no module can forget it;
+    then order the modules so the sample KB is loaded a few times rather than once per reader
+    that follows a wiper (``_module_rank``)."""
     for item in items:
         if "neo4j_server" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.neo4j)
+    modules: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+    order = sorted(modules.values(), key=_module_rank)  # stable: ties keep collection order
+    items[:] = [item for module in order for item in module]
+
+
+def _module_rank(module: list[pytest.Item]) -> tuple[bool, int, int]:
+    """Whole modules, never tests within one, are moved (a module's own order is kept):
+    modules with ``slow`` tests first (the long ones start early and do not trail behind the
+    rest on one xdist worker); within that and the rest, first those whose every database test
+    reads the sample KB (one load serves them all), then those that mix readers and others,
+    then the other database modules, then those that need no server; larger modules first
+    within each, as xdist's own ``--loadscope-reorder`` does (``.ci/run`` turns that off to
+    keep this order)."""
+    server = [i for i in module if "neo4j_server" in getattr(i, "fixturenames", ())]
+    readers = sum("sample_db" in getattr(i, "fixturenames", ()) for i in server)
+    slow = any(i.get_closest_marker("slow") for i in module)
+    if server and readers == len(server):
+        kind = 0
+    elif readers:
+        kind = 1
+    else:
+        kind = 2 if server else 3
+    return not slow, kind, -len(module)
 
 
 _SAMPLE_LOADS: list[float] = []
