@@ -136,6 +136,29 @@ def test_scope_names_are_read_once_per_kb_version_and_scope(
     assert sum(bool(re.search(r"\bscope_names\b", line)) for line in reads) == 1, reads
 
 
+def test_a_name_outside_the_scope_is_not_asked_again(
+    rags: tuple[GuidedRAG, GuidedRAG], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Its being outside is kept like any answer about the data: asking again about it reads
+    neither its resolution nor its suggestions (a 1%-of-documents scope made most stated names
+    such names; each cost three reads per call before)."""
+    _, scoped = rags
+    stated = Semantics(entities=["Zoltan Reyes", "Teodor Vas"], relations=["SMUGGLES_TO"])
+    relation = Semantics(entities=["Port Vela"], relations=["SMUGGLES_TO"])
+    first = scoped.retrieve("x", semantics=stated, steering="hard")
+    first_notes = scoped.retrieve("x", semantics=relation).notes
+    caplog.set_level(logging.DEBUG, logger="guidedrag_graph.db.reads")
+    again = scoped.retrieve("x", semantics=stated, steering="hard")
+    assert again.empty is not None and first.empty == again.empty
+    assert again.empty.kind == "unknown_entity"
+    notes = scoped.retrieve("x", semantics=relation).notes  # auto forgives: A_rel dropped
+    assert notes == first_notes and any("no relation type 'SMUGGLES_TO'" in n for n in notes)
+    reads = [r.getMessage() for r in caplog.records if r.name == "guidedrag_graph.db.reads"]
+    asked = {m.group(1) for line in reads if (m := re.match(r"read (\w+)", line))}
+    assert not asked & {"resolve_entities", "suggest_entities", "relation_types"}, reads
+    assert "inspect_labels" not in asked, reads  # the schema-fit diagnosis: once per view
+
+
 def test_a_scope_too_large_to_hold_is_checked_per_request(
     rags: tuple[GuidedRAG, GuidedRAG],
 ) -> None:

@@ -169,8 +169,15 @@ def scoped_selector(selector: Selector, scope: CompiledScope | None) -> Selector
         if scope.empty
         else scope_names(graph, scope)
     )
+    # One view per selector and scope names, kept beside them: what a view learns once (the
+    # schema-fit diagnosis of an unknown name) is not asked again on every scoped call.
+    key = ("scoped_selector", id(selector), id(names))
+    kept: tuple[Selector, ScopeNames, Selector] | None = graph.data.get(key)
+    if kept is not None and kept[0] is selector and kept[1] is names:
+        return kept[2]
     view = copy.copy(selector)
     view.resolver = Resolver(graph, selector.limits, scope=names)
+    graph.data.put(key, (selector, names, view))  # holding both: their ids stay their own
     return view
 
 
