@@ -105,7 +105,7 @@ class Resolver:
         for name, ids in found.items():
             # Only what was found is kept; scoped, also a name the KB has outside the scope
             # (its being outside is an answer about the data like any other, kept as long).
-            if ids or name in existing:
+            if ids or (self.scope is not None and name in existing):
                 cache.put(self._cache_key("entity", name), ids)
         return {name: list(kept[name] if name in kept else found[name]) for name in names}
 
