@@ -26,7 +26,10 @@ from tests.tiny_corpus import write_bundle
 
 pytestmark = pytest.mark.neo4j
 
-QUESTION = "Who was the father of Ada Lovelace?"
+# Charles Babbage is mentioned in two documents (d-ada, d-babbage): with the top chunk's document
+# out of scope he is still mentioned in it, so stated calls rank (an entity only outside the
+# scope is unknown there: docs/security.md, "What a scope hides").
+QUESTION = "Where was Charles Babbage born?"
 
 
 @pytest.fixture(scope="module")
@@ -53,11 +56,11 @@ def test_the_scope_templates_run_on_526(tiny_526: tuple[Driver, Embedder], name:
 
 
 CALLS: list[dict[str, Any]] = [
-    {"semantics": Semantics(entities=("Ada Lovelace",))},
+    {"semantics": Semantics(entities=("Charles Babbage",))},
     {},
     {"link": False},
-    {"selection": "khop('Ada Lovelace', 1) | all()", "steering": "hard"},
-    {"selection": "entity('Ada Lovelace')", "steering": "soft"},
+    {"selection": "khop('Charles Babbage', 1) | all()", "steering": "hard"},
+    {"selection": "entity('Charles Babbage')", "steering": "soft"},
 ]
 
 
