@@ -179,6 +179,19 @@ def test_a_scope_too_large_to_hold_is_checked_per_request(
     assert unheld.keep_ids(ids) == held.keep_ids(ids) and len(held.keep_ids(ids)) == len(T.A_NAMES)
 
 
+def test_an_empty_scope_shows_no_name(rags: tuple[GuidedRAG, GuidedRAG]) -> None:
+    whole, _ = rags
+    # sized empty (a prelude that holds nothing), and empty before any query (no prelude)
+    for text in ("source('no such tenant')", "entity('No Such Entity Anywhere')"):
+        empty = Scope.parse(text, where="test")
+        compiled = whole.selector.scope(empty)
+        assert compiled is not None and compiled.empty
+        names = scope_names(whole.graph, compiled)
+        assert names.held and not (names.names or names.relation_types or names.documents)
+        resolver = selector_in_scope(whole.selector, empty).resolver
+        assert resolver.suggestions("Teodor Vas") == [] and resolver.entity_ids("Port Vela") == []
+
+
 def test_leak_suite_short_form(tenants: Driver, settings: Settings, tmp_path: Path) -> None:
     """A few hundred hostile requests over every door, two through the CLI; every output
     scanned: no B chunk, entity name, triplet or suggestion anywhere."""

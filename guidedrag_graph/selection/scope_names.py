@@ -109,7 +109,9 @@ def scope_names(
 
 def read_scope_names(graph: GraphContext, scope: CompiledScope, max_entities: int) -> ScopeNames:
     """One READ query: the scope's prelude, then its entities, relation types and documents
-    (only the count above ``max_entities``)."""
+    (only the count above ``max_entities``). An empty scope (no prelude) shows nothing."""
+    if scope.empty:
+        return ScopeNames(graph, scope, 0, held=True, key=scope.scope.key)
     query = scope.prelude + "\n" + T.fragment("scope_names", "names", graph.schema)
     params = {
         **scope.params,
