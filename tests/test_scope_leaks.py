@@ -136,6 +136,29 @@ def test_scope_names_are_read_once_per_kb_version_and_scope(
     assert sum(bool(re.search(r"\bscope_names\b", line)) for line in reads) == 1, reads
 
 
+def test_a_name_outside_the_scope_is_not_asked_again(
+    rags: tuple[GuidedRAG, GuidedRAG], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Its being outside is kept like any answer about the data: asking again about it reads
+    neither its resolution nor its suggestions (a 1%-of-documents scope made most stated names
+    such names; each cost three reads per call before)."""
+    _, scoped = rags
+    stated = Semantics(entities=["Zoltan Reyes", "Teodor Vas"], relations=["SMUGGLES_TO"])
+    relation = Semantics(entities=["Port Vela"], relations=["SMUGGLES_TO"])
+    first = scoped.retrieve("x", semantics=stated, steering="hard")
+    first_notes = scoped.retrieve("x", semantics=relation).notes
+    caplog.set_level(logging.DEBUG, logger="guidedrag_graph.db.reads")
+    again = scoped.retrieve("x", semantics=stated, steering="hard")
+    assert again.empty is not None and first.empty == again.empty
+    assert again.empty.kind == "unknown_entity"
+    notes = scoped.retrieve("x", semantics=relation).notes  # auto forgives: A_rel dropped
+    assert notes == first_notes and any("no relation type 'SMUGGLES_TO'" in n for n in notes)
+    reads = [r.getMessage() for r in caplog.records if r.name == "guidedrag_graph.db.reads"]
+    asked = {m.group(1) for line in reads if (m := re.match(r"read (\w+)", line))}
+    assert not asked & {"resolve_entities", "suggest_entities", "relation_types"}, reads
+    assert "inspect_labels" not in asked, reads  # the schema-fit diagnosis: once per view
+
+
 def test_a_scope_too_large_to_hold_is_checked_per_request(
     rags: tuple[GuidedRAG, GuidedRAG],
 ) -> None:
@@ -154,6 +177,19 @@ def test_a_scope_too_large_to_hold_is_checked_per_request(
     ids = [str(r["id"]) for r in whole.graph.driver.execute_query(
         "MATCH (e:Entity) RETURN e.id AS id ORDER BY id").records]  # fmt: skip
     assert unheld.keep_ids(ids) == held.keep_ids(ids) and len(held.keep_ids(ids)) == len(T.A_NAMES)
+
+
+def test_an_empty_scope_shows_no_name(rags: tuple[GuidedRAG, GuidedRAG]) -> None:
+    whole, _ = rags
+    # sized empty (a prelude that holds nothing), and empty before any query (no prelude)
+    for text in ("source('no such tenant')", "entity('No Such Entity Anywhere')"):
+        empty = Scope.parse(text, where="test")
+        compiled = whole.selector.scope(empty)
+        assert compiled is not None and compiled.empty
+        names = scope_names(whole.graph, compiled)
+        assert names.held and not (names.names or names.relation_types or names.documents)
+        resolver = selector_in_scope(whole.selector, empty).resolver
+        assert resolver.suggestions("Teodor Vas") == [] and resolver.entity_ids("Port Vela") == []
 
 
 def test_leak_suite_short_form(tenants: Driver, settings: Settings, tmp_path: Path) -> None:

@@ -108,9 +108,11 @@ class Resolver:
             missing = []
         state = self.graph.state
         version = state.version if state is not None else None  # before the names are read
-        found = self._fetch_entity_ids(missing) if missing else {}
+        found, existing = self._fetch_entity_ids(missing) if missing else ({}, set())
         for name, ids in found.items():
-            if ids:
+            # Only what was found is kept; scoped, also a name the KB has outside the scope
+            # (its being outside is an answer about the data like any other, kept as long).
+            if ids or (self.scope is not None and name in existing):
                 cache.put(self._cache_key("entity", name), ids)
             elif version is not None:
                 cache.put(self._cache_key("unknown", name), version)
@@ -135,28 +137,28 @@ class Resolver:
         state.observe(version)  # a moved version forgets every data answer, these with them
         return bool(version == at[0])
 
-    def _fetch_entity_ids(self, names: list[str]) -> dict[str, list[str]]:
+    def _fetch_entity_ids(self, names: list[str]) -> tuple[dict[str, list[str]], set[str]]:
+        """Each name's ids (in scope when scoped), and the names the KB has at all."""
         params: dict[str, Any] = {"sel_names": names, "sel_keys": [name_key(n) for n in names]}
         by_name: dict[int, list[dict[str, Any]]] = {}
-        for row in self._scoped_ids(
-            self._read(
-                T.fragment("resolve_entities", "query", self.schema),
+        rows = self._read(
+            T.fragment("resolve_entities", "query", self.schema), params, name="resolve_entities"
+        )
+        existing = {names[int(r["n"])] for r in rows}
+        for row in self._scoped_ids(rows):
+            by_name.setdefault(int(row["n"]), []).append(row)
+        if len(by_name) < len(names):
+            rows = self._read(
+                T.fragment("resolve_entities", "alias", self.schema),
                 params,
                 name="resolve_entities",
             )
-        ):
-            by_name.setdefault(int(row["n"]), []).append(row)
-        if len(by_name) < len(names):
-            for row in self._scoped_ids(
-                self._read(
-                    T.fragment("resolve_entities", "alias", self.schema),
-                    params,
-                    name="resolve_entities",
-                )
-            ):
+            existing |= {names[int(r["n"])] for r in rows}
+            for row in self._scoped_ids(rows):
                 if int(row["n"]) not in by_name or int(by_name[int(row["n"])][0]["tier"]) == 4:
                     by_name.setdefault(int(row["n"]), []).append(row)
-        return {name: _lowest_tier(by_name.get(i, [])) for i, name in enumerate(names)}
+        ids = {name: _lowest_tier(by_name.get(i, [])) for i, name in enumerate(names)}
+        return ids, existing
 
     def cost_stats(self, ids: list[str]) -> CostStats:
         """The counts a selection's cost is estimated from (``selection/cost.py``): kept like
@@ -200,6 +202,16 @@ class Resolver:
         fuzzy = lucene_fuzzy(name)
         if not fuzzy:
             return []
+        if self.scope is not None:  # scoped: kept, as a name outside the scope is asked again
+            key = self._cache_key("suggest", name, limit)
+            kept: list[str] | None = self.graph.data.get(key)
+            if kept is None:
+                kept = self._suggest(name, fuzzy, limit)
+                self.graph.data.put(key, kept)
+            return list(kept)
+        return self._suggest(name, fuzzy, limit)
+
+    def _suggest(self, name: str, fuzzy: str, limit: int) -> list[str]:
         asked = limit if self.scope is None else limit * SCOPED_SUGGESTION_FACTOR
         try:
             rows = self._read(
@@ -278,7 +290,10 @@ class Resolver:
         for t in types:
             check_text(t, "a relation type name", self.limits)
         known = self.relation_types()
-        if any(t not in known and relation_type_name(t) not in known for t in types):
+        # the KB's own types decide whether to ask again (scoped: a type the KB has outside
+        # the scope is not asked again on every question)
+        every = known if self.scope is None else Resolver(self.graph, self.limits).relation_types()
+        if any(t not in every and relation_type_name(t) not in every for t in types):
             known = self.relation_types(fresh=True)  # never call a type unknown from the cache
         found: list[str] = []
         unknown: list[str] = []

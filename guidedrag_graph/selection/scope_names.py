@@ -109,7 +109,9 @@ def scope_names(
 
 def read_scope_names(graph: GraphContext, scope: CompiledScope, max_entities: int) -> ScopeNames:
     """One READ query: the scope's prelude, then its entities, relation types and documents
-    (only the count above ``max_entities``)."""
+    (only the count above ``max_entities``). An empty scope (no prelude) shows nothing."""
+    if scope.empty:
+        return ScopeNames(graph, scope, 0, held=True, key=scope.scope.key)
     query = scope.prelude + "\n" + T.fragment("scope_names", "names", graph.schema)
     params = {
         **scope.params,
@@ -169,8 +171,15 @@ def scoped_selector(selector: Selector, scope: CompiledScope | None) -> Selector
         if scope.empty
         else scope_names(graph, scope)
     )
+    # One view per selector and scope names, kept beside them: what a view learns once (the
+    # schema-fit diagnosis of an unknown name) is not asked again on every scoped call.
+    key = ("scoped_selector", id(selector), id(names))
+    kept: tuple[Selector, ScopeNames, Selector] | None = graph.data.get(key)
+    if kept is not None and kept[0] is selector and kept[1] is names:
+        return kept[2]
     view = copy.copy(selector)
     view.resolver = Resolver(graph, selector.limits, scope=names)
+    graph.data.put(key, (selector, names, view))  # holding both: their ids stay their own
     return view
 
 
