@@ -198,20 +198,12 @@ class Resolver:
         return found
 
     def _fetch_suggestions(self, name: str, limit: int) -> list[str] | None:
-        """The fuzzy full-text query's names, most alike first; None when the index is missing."""
+        """The fuzzy full-text query's names, most alike first (scoped: in-scope names only);
+        None when the index is missing."""
         fuzzy = lucene_fuzzy(name)
-        if not fuzzy:
-            return []
-        if self.scope is not None:  # scoped: kept, as a name outside the scope is asked again
-            key = self._cache_key("suggest", name, limit)
-            kept: list[str] | None = self.graph.data.get(key)
-            if kept is None:
-                kept = self._suggest(name, fuzzy, limit)
-                self.graph.data.put(key, kept)
-            return list(kept)
-        return self._suggest(name, fuzzy, limit)
+        return self._suggest(name, fuzzy, limit) if fuzzy else []
 
-    def _suggest(self, name: str, fuzzy: str, limit: int) -> list[str]:
+    def _suggest(self, name: str, fuzzy: str, limit: int) -> list[str] | None:
         asked = limit if self.scope is None else limit * SCOPED_SUGGESTION_FACTOR
         try:
             rows = self._read(
