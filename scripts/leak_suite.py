@@ -2,6 +2,7 @@
 
     python scripts/leak_suite.py                 # NEO4J_URI's database: WIPED, two tenants loaded
     python scripts/leak_suite.py --requests 3000 --seed 7
+    python scripts/leak_suite.py --scope '{"filters": {"id": {"$like": "ta-chunk-"}}}'
 
 With the scope set to tenant A (``source('tenant-a')``), every hostile request of
 ``tests/scope_leaks.requests`` (B's names and near-misses, B-only relation types, selections
@@ -34,7 +35,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=0, help="0: every request (1,000+)")
     parser.add_argument("--seed", type=int, default=35)
     parser.add_argument("--cli", action="store_true", help="also the CLI's doors (a process each)")
+    parser.add_argument(
+        "--scope",
+        default=None,
+        help="tenant A's scope in another form, e.g. a property scope: "
+        '\'{"filters": {"id": {"$like": "ta-chunk-"}}}\' (default: source(\'tenant-a\'))',
+    )
     args = parser.parse_args(argv)
+    if args.scope:  # every door of the suite reads the tenant KB's SCOPE_A
+        L.T.SCOPE_A = args.scope
     settings = load_settings()
     driver = connect(settings)
     rng = random.Random(args.seed)

@@ -204,3 +204,21 @@ def test_leak_suite_short_form(tenants: Driver, settings: Settings, tmp_path: Pa
     assert set(figures.doors) >= {"retrieve", "ask", "mcp", "langchain", "llamaindex", "browser",
                                   "cli"}, report  # fmt: skip
     assert figures.leaks == 0, report
+
+
+PROPERTY_SCOPE_A = '{"filters": {"id": {"$like": "ta-chunk-"}}}'  # tenant A by chunk property
+
+
+def test_leak_suite_short_form_with_a_property_scope(
+    tenants: Driver, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same hostile requests (a smaller sample) with tenant A set as a chunk property
+    filter, the form a shared graph that marks its tenants on chunks uses."""
+    monkeypatch.setattr(T, "SCOPE_A", PROPERTY_SCOPE_A)
+    rng = random.Random(36)
+    batch = L.sample(rng, L.requests(rng), 120)
+    with L.opened_doors(settings, tenants, cli_cwd=None) as doors:
+        figures = L.run(doors, batch)
+    report = "\n".join(figures.lines())
+    assert figures.requests >= 110 and figures.outputs > 2 * figures.requests, report
+    assert figures.leaks == 0, report

@@ -20,6 +20,7 @@ written anywhere), and ``boost`` ranks rather than restricts; each is refused wi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -27,12 +28,17 @@ from typing import Any, Union
 
 from guidedrag_graph.errors import ConfigurationError, SelectionError
 from guidedrag_graph.selection import nodes as A
+from guidedrag_graph.selection.chunk_filters import ChunkFilter, FilterError, compile_filter
 from guidedrag_graph.selection.json_form import from_json
 from guidedrag_graph.selection.limits import CEILING, Limits, check
 from guidedrag_graph.selection.parser import parse
 
 # The one variable a scope's prelude binds: the list of in-scope chunk nodes.
 SCOPE_VARIABLE = "scope_u"
+# Inside the prelude: the selection's chunks that pass a property scope's filter.
+SCOPE_FILTERED = "scope_p"
+# Prefix of a scope property filter's parameters (``$scpf_0``).
+SCOPE_FILTER_PREFIX = "scpf"
 # Prefix of a scope's parameters (``$scp_0_ids``): never a selection's ``sel_*`` nor a filter's
 # ``flt_*``, so the three meet in one query.
 SCOPE_PARAM_PREFIX = "scp"
@@ -55,19 +61,39 @@ ALLOWED = "document(), source(), date(), category(), type(), entity() and chunks
 
 @dataclass(frozen=True)
 class Scope:
-    """A parsed scope: ``expr`` (the selection node) and ``text`` (its canonical DSL text,
-    which is also its cache ``key``). ``Scope.parse`` builds one; ``narrowed`` intersects."""
+    """A parsed scope: ``expr`` (the selection node), ``filter_json`` (a chunk property filter
+    in neo4j-graphrag's syntax, canonical JSON; None: none) and ``text`` (both written out, also
+    the cache ``key``). ``Scope.parse`` builds one; ``narrowed`` intersects.
+
+    A property scope (``{"filters": {"tenant": "acme"}}``, alone or beside a ``"selection"``)
+    keeps the chunks whose properties pass: the common way a shared graph marks its tenants.
+    """
 
     expr: A.Expr
+    filter_json: str | None = None
 
     @cached_property
     def text(self) -> str:
         """Kept once written: it is the cache key every call of a scoped pipeline looks up."""
-        return self.expr.to_text()
+        if self.filter_json is None:
+            return self.expr.to_text()
+        if isinstance(self.expr, A.All):
+            return f"filters {self.filter_json}"
+        return f"{self.expr.to_text()} filters {self.filter_json}"
 
     @property
     def key(self) -> str:
         return self.text
+
+    @property
+    def filters(self) -> dict[str, Any] | None:
+        """The property filter (neo4j-graphrag's syntax), or None."""
+        return None if self.filter_json is None else json.loads(self.filter_json)
+
+    def chunk_filter(self) -> ChunkFilter | None:
+        """The property filter compiled (parameters ``scpf_N``: never a request's ``flt_N``)."""
+        filters = self.filters
+        return None if filters is None else compile_filter(filters, prefix=SCOPE_FILTER_PREFIX)
 
     def __str__(self) -> str:
         return self.text
@@ -81,31 +107,83 @@ class Scope:
         problem and the fix."""
         if value is None or isinstance(value, Scope):
             return value
+        selection, filters = _split(value, where)
         try:
-            expr = _expr(value, where)
+            expr = A.All() if selection is None else _expr(selection, where)
         except SelectionError as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise ConfigurationError(
                 f"{where}: the scope is not a valid selection: {first}"
             ) from None
-        if isinstance(expr, A.All):
+        if isinstance(expr, A.All) and filters is None:
             return None
         for node in expr.walk():
             why = next((w for kind, w in _REFUSED.items() if isinstance(node, kind)), None)
             if why is not None:
                 raise ConfigurationError(
                     f"{where}: a scope cannot use {node.op}() ({why}); a scope is a boundary "
-                    f"of documents and chunks: use {ALLOWED}, combined with | & - ^"
+                    f"of documents and chunks: use {ALLOWED}, combined with | & - ^, or a "
+                    '{"filters": ...} on chunk properties'
                 )
-        return cls(expr)
+        return cls(expr, None if filters is None else _filter_json(filters, where))
 
     def narrowed(self, other: Scope | str | Mapping[str, Any] | A.Expr | None) -> Scope:
         """This scope intersected with ``other``: a per-user scope can only narrow a
         deployment's, never widen it (``None``/``all()`` leaves it as it is)."""
         more = Scope.parse(other, where="scoped()")
-        if more is None or more.expr == self.expr:
+        if more is None or more == self:
             return self
-        return Scope(A.Intersect(self.expr, more.expr))
+        if isinstance(self.expr, A.All) or more.expr == self.expr:
+            expr = more.expr
+        elif isinstance(more.expr, A.All):
+            expr = self.expr
+        else:
+            expr = A.Intersect(self.expr, more.expr)
+        mine, theirs = self.filters, more.filters
+        if mine is None or theirs is None or mine == theirs:
+            both = mine if theirs is None else theirs
+        else:
+            both = {"$and": [mine, theirs]}
+        return Scope(expr, None if both is None else _filter_json(both, "scoped()"))
+
+
+def _split(value: object, where: str) -> tuple[object, Mapping[str, Any] | None]:
+    """A scope's selection and its property filter. The object form is
+    ``{"selection": <DSL or JSON>, "filters": {...}}`` (either may be left out); any other
+    value, and a mapping with ``"op"`` (a selection's JSON form), is a selection alone."""
+    form = value
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        if len(value) > MAX_SCOPE_TEXT:
+            return value, None  # _expr says it is too long
+        try:
+            form = json.loads(value)
+        except ValueError:
+            return value, None  # the selection's JSON reader says what is wrong
+    if not isinstance(form, Mapping) or "op" in form:
+        return value, None
+    unknown = sorted(set(form) - {"selection", "filters"})
+    if unknown or not form:
+        raise ConfigurationError(
+            f'{where}: a scope object takes "selection" and/or "filters" '
+            f"(got {', '.join(map(repr, unknown)) or 'neither'}); e.g. "
+            '{"filters": {"tenant": "acme"}} or {"selection": "source(\'wiki\')"}'
+        )
+    filters = form.get("filters")
+    if filters is not None and not isinstance(filters, Mapping):
+        raise ConfigurationError(
+            f'{where}: a scope\'s "filters" is an object such as {{"tenant": "acme"}}, '
+            f"not {type(filters).__name__}"
+        )
+    return form.get("selection"), filters
+
+
+def _filter_json(filters: Mapping[str, Any], where: str) -> str:
+    """The filter checked by its compiler (one line naming the problem) and written canonically."""
+    try:
+        compile_filter(filters, prefix=SCOPE_FILTER_PREFIX)
+    except FilterError as exc:
+        raise ConfigurationError(f"{where}: the scope's {exc}") from None
+    return json.dumps(filters, sort_keys=True, separators=(",", ":"))
 
 
 def deployment_scope(text: str | None) -> Scope | None:

@@ -22,6 +22,7 @@ from guidedrag_graph.db.read_versions import seen
 from guidedrag_graph.errors import SelectionCostError, SelectionError
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import nodes as A
+from guidedrag_graph.selection.chunk_filters import check_fields
 from guidedrag_graph.selection.compiled_forms import CompiledSelection
 from guidedrag_graph.selection.compiler import compile_plan
 from guidedrag_graph.selection.cost import check_cost
@@ -31,7 +32,13 @@ from guidedrag_graph.selection.parser import parse
 from guidedrag_graph.selection.primitives import Resolved
 from guidedrag_graph.selection.resolution import EmptyKind, EmptySelection, Resolution
 from guidedrag_graph.selection.resolver import Resolver
-from guidedrag_graph.selection.scope import SCOPE_PARAM_PREFIX, CompiledScope, Scope
+from guidedrag_graph.selection.scope import (
+    SCOPE_FILTERED,
+    SCOPE_PARAM_PREFIX,
+    SCOPE_VARIABLE,
+    CompiledScope,
+    Scope,
+)
 from guidedrag_graph.templates import queries as T
 
 __all__ = [
@@ -164,6 +171,13 @@ class Selector:
         return compiled
 
     def _compile_scope(self, scope: Scope) -> CompiledScope:
+        chunk_filter = scope.chunk_filter()
+        if chunk_filter is not None:  # a property no node has is a typo, not an empty scope
+            rows = self._read(T.query("property_keys", self.schema), {}, "property_keys")
+            check_fields(chunk_filter, set(rows[0]["keys"]) if rows else set(), self.schema)
+            if isinstance(scope.expr, A.All):  # the chunks that pass, indexed where it can
+                prelude = chunk_filter.universe(self.schema, SCOPE_VARIABLE)
+                return self._sized(scope, prelude, dict(chunk_filter.params))
         expr = scope.expr
         leaves = list(dict.fromkeys(expr.leaves()))
         res = self.resolution([n for leaf in leaves for n in leaf.entity_names()], diagnose=False)
@@ -180,21 +194,31 @@ class Selector:
             group_documents=True,
         )
         check_cost(self.settings, expr, resolved, self.resolver.cost_stats, plan)
+        names, params = plan.names(), dict(plan.params)
+        narrowed = ""
+        if chunk_filter is not None:  # the selection's chunks that pass the property filter
+            narrowed = chunk_filter.tier(self.schema, names["s"], SCOPE_FILTERED) + "\n"
+            names, params = {**names, "s": SCOPE_FILTERED}, {**params, **chunk_filter.params}
         prelude = (
             T.fragment("scope", "open", self.schema)
             + "\n"
             + plan.body
-            + T.fragment("scope", "close", self.schema, variables=plan.names())
+            + narrowed
+            + T.fragment("scope", "close", self.schema, variables=names)
         )
+        return self._sized(scope, prelude, params)
+
+    def _sized(self, scope: Scope, prelude: str, params: dict[str, Any]) -> CompiledScope:
+        """The scope's size and the KB's chunk count, read once: empty, or the whole KB."""
         query = prelude + T.fragment("scope", "size", self.schema)
         with seen() as versions:  # the version "whole" is true at
-            rows = self._read(query, plan.params, "scope")
+            rows = self._read(query, params, "scope")
         size = int(rows[0]["scope_size"]) if rows else 0
         total = int(rows[0]["chunks"]) if rows else 0
         return CompiledScope(
             scope,
             prelude,
-            dict(plan.params),
+            params,
             empty=size == 0,
             size=size,
             whole=size == total,
