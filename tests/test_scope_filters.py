@@ -42,7 +42,7 @@ def test_a_property_scope_parses_alone_beside_a_selection_and_narrows() -> None:
     # a selection's own JSON form (it has "op") is still a selection
     assert Scope.parse({"op": "source", "name": "wikipedia"}, where="t") is not None
     for bad, words in (
-        ({"filter": {"position": 0}}, "takes \"selection\" and/or \"filters\""),
+        ({"filter": {"position": 0}}, 'takes "selection" and/or "filters"'),
         ({"filters": [1]}, "is an object"),
         ({"filters": {"position": {"$near": 1}}}, "unknown operator"),
     ):
