@@ -7,7 +7,7 @@ layer down); its names are re-exported here for callers of the retrieval stage.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection.chunk_filters import (
@@ -76,39 +76,29 @@ UNIVERSE_VARIABLE = "flt_u"
 UNIVERSE_TIER = "U"
 
 
-@dataclass(frozen=True)
-class FilteredTiers:
-    """``auto``'s compiled tiers with a filter: every tier narrowed to the chunks that pass,
-    and those chunks as a last, unboosted tier ``U`` that the ranking query treats as the
-    universe (``$universe``): no candidate outside it is ranked."""
+class NarrowedTiers:
+    """What ``auto``'s ranking reads from tiers narrowed to a universe (a filter's here, a
+    scope's in ``in_scope.py``): each tier's narrowed list (``<list>_<SUFFIX>``, bound by the
+    subclass's ``prelude``), then the universe as a last, unboosted tier ``U`` that the ranking
+    query treats as ``$universe``."""
 
     inner: Any  # CompiledTiersLike
-    chunk_filter: ChunkFilter
-    schema: SchemaMapping
+    SUFFIX: ClassVar[str]
 
     @property
-    def prelude(self) -> str:
-        parts = [self.inner.prelude, self.chunk_filter.universe(self.schema, UNIVERSE_VARIABLE)]
-        seen: set[str] = set()
-        for tier in self.inner.tiers:
-            if tier.list_variable not in seen:
-                seen.add(tier.list_variable)
-                parts.append(
-                    self.chunk_filter.tier(self.schema, tier.list_variable, _narrowed(tier))
-                )
-        return "\n".join(parts)
+    def universe_variable(self) -> str:
+        raise NotImplementedError
 
-    @property
-    def params(self) -> dict[str, Any]:
-        return {**self.inner.params, **self.chunk_filter.params}
+    def narrowed(self, tier: Any) -> str:
+        return f"{tier.list_variable}_{self.SUFFIX}"
 
     @property
     def tiers(self) -> tuple[FilteredTier, ...]:
         narrowed = tuple(
-            FilteredTier(_narrowed(t), t.weight, t.name, t.member_variable)
+            FilteredTier(self.narrowed(t), t.weight, t.name, t.member_variable)
             for t in self.inner.tiers
         )
-        return (*narrowed, FilteredTier(UNIVERSE_VARIABLE, 0.0, UNIVERSE_TIER))
+        return (*narrowed, FilteredTier(self.universe_variable, 0.0, UNIVERSE_TIER))
 
     @property
     def universe(self) -> int:
@@ -120,5 +110,33 @@ class FilteredTiers:
         return True
 
 
-def _narrowed(tier: Any) -> str:
-    return f"{tier.list_variable}_f"
+@dataclass(frozen=True)
+class FilteredTiers(NarrowedTiers):
+    """``auto``'s compiled tiers with a filter: every tier narrowed to the chunks that pass,
+    and those chunks as a last, unboosted tier ``U`` that the ranking query treats as the
+    universe (``$universe``): no candidate outside it is ranked."""
+
+    inner: Any  # CompiledTiersLike
+    chunk_filter: ChunkFilter
+    schema: SchemaMapping
+    SUFFIX: ClassVar[str] = "f"
+
+    @property
+    def prelude(self) -> str:
+        parts = [self.inner.prelude, self.chunk_filter.universe(self.schema, UNIVERSE_VARIABLE)]
+        seen: set[str] = set()
+        for tier in self.inner.tiers:
+            if tier.list_variable not in seen:
+                seen.add(tier.list_variable)
+                parts.append(
+                    self.chunk_filter.tier(self.schema, tier.list_variable, self.narrowed(tier))
+                )
+        return "\n".join(parts)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {**self.inner.params, **self.chunk_filter.params}
+
+    @property
+    def universe_variable(self) -> str:
+        return UNIVERSE_VARIABLE

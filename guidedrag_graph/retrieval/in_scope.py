@@ -18,9 +18,9 @@ the request passes narrows further (AND), never wider. One query, no second roun
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from guidedrag_graph.retrieval.filters import ChunkFilter, FilteredTier
+from guidedrag_graph.retrieval.filters import ChunkFilter, NarrowedTiers
 from guidedrag_graph.retrieval.selections import CompiledSelectionLike, CompiledTiersLike
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection.scope import SCOPE_VARIABLE, CompiledScope
@@ -29,7 +29,6 @@ from guidedrag_graph.templates import queries as templates
 _NARROW = "scope_narrow"
 # auto's universe when a filter narrows the scope too (without one it is ``scope_u`` itself)
 SCOPED_UNIVERSE = "scope_f"
-UNIVERSE_TIER = "U"
 
 
 def _filtered(chunk_filter: ChunkFilter | None, schema: SchemaMapping) -> str:
@@ -77,7 +76,7 @@ class ScopedSelection:
 
 
 @dataclass(frozen=True)
-class ScopedTiers:
+class ScopedTiers(NarrowedTiers):
     """``auto``'s compiled tiers inside the scope: each tier narrowed, and the scope (narrowed
     by ``chunk_filter`` if any) as the universe tier ``U``."""
 
@@ -85,6 +84,7 @@ class ScopedTiers:
     scope: CompiledScope
     schema: SchemaMapping
     chunk_filter: ChunkFilter | None = None
+    SUFFIX: ClassVar[str] = "s"
 
     @property
     def universe_variable(self) -> str:
@@ -108,7 +108,7 @@ class ScopedTiers:
                 _NARROW, "tier_open", self.schema, variables={"s": tier.list_variable}
             )
             tail = templates.fragment(
-                _NARROW, "tier_close", self.schema, variables={"f": _narrowed(tier)}
+                _NARROW, "tier_close", self.schema, variables={"f": self.narrowed(tier)}
             )
             parts.append(f"{head}{_filtered(self.chunk_filter, self.schema)}\n{tail}")
         return "\n".join(parts)
@@ -117,24 +117,3 @@ class ScopedTiers:
     def params(self) -> dict[str, Any]:
         extra = {} if self.chunk_filter is None else self.chunk_filter.params
         return {**self.scope.params, **self.inner.params, **extra}
-
-    @property
-    def tiers(self) -> tuple[FilteredTier, ...]:
-        narrowed = tuple(
-            FilteredTier(_narrowed(t), t.weight, t.name, t.member_variable)
-            for t in self.inner.tiers
-        )
-        return (*narrowed, FilteredTier(self.universe_variable, 0.0, UNIVERSE_TIER))
-
-    @property
-    def universe(self) -> int:
-        return len(self.inner.tiers)
-
-    @property
-    def is_boost(self) -> bool:
-        """Ranked as tiers with boosts (``Retriever.run``), like the compiled boost it narrows."""
-        return True
-
-
-def _narrowed(tier: Any) -> str:
-    return f"{tier.list_variable}_s"
