@@ -194,8 +194,10 @@ def test_new_driver_turns_server_notifications_off(
     query = "MATCH (n:NoSuchLabelAnywhere) RETURN n"  # the server warns: unknown label
     with caplog.at_level(logging.INFO, logger="neo4j"):
         with GraphDatabase.driver(settings.neo4j_uri, auth=auth) as plain:
-            plain.execute_query(query)
-        assert "notification" in caplog.text.lower()  # what users saw before
+            before = plain.execute_query(query).summary
+        # What users saw before: the server's notification (logged by the driver too, unless
+        # an in-process CLI run on this xdist worker quieted its loggers: judged on the summary).
+        assert [status for status in before.gql_status_objects if status.is_notification]
         caplog.clear()
         with new_driver(settings.neo4j_uri, auth) as ours:
             summary = ours.execute_query(query).summary
