@@ -47,7 +47,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.db.connection import DEFAULT_QUERY_TIMEOUT, READ_RETRY_S, check_uri, read_query
 from guidedrag_graph.db.deadline import GRACE_S, remaining
 from guidedrag_graph.db.driver_io import UNLOGGED_MIN, row, unlogged
-from guidedrag_graph.db.read_versions import collecting, saw
+from guidedrag_graph.db.read_versions import collecting, saw, seen
 from guidedrag_graph.errors import (
     ConfigurationError,
     DatabaseUnavailableError,
@@ -222,42 +222,12 @@ def read_versioned(
 ) -> tuple[list[dict[str, Any]], frozenset[str]]:
     """``query``'s rows and the database's version: the bookmark the server returns for a read
     names the last transaction committed to the database, so it moves with every write (ours,
-    another tool's, another process's). One auto-commit READ, logged like ``read``'s; the one
-    ``GraphContext.open`` makes (``context.KBState`` compares the version)."""
-    started = time.perf_counter()
-    if isinstance(driver, AsyncDriver):
-        rows, version = await_(_versioned_async(driver, query, database))
-    else:
-        bookmarks = Bookmarks.from_raw_values(driver.execute_query_bookmark_manager.get_bookmarks())
-        with driver.session(
-            database=database,
-            default_access_mode=READ_ACCESS,
-            bookmarks=bookmarks,
-            notifications_min_severity="OFF",
-        ) as session:
-            rows = [row(record) for record in session.run(query.query, unlogged(query.params))]
-            version = frozenset(session.last_bookmarks().raw_values)
-    if log.isEnabledFor(logging.DEBUG):
-        _logged(query, started, f"{len(rows)} rows")
-    return rows, version
-
-
-async def _versioned_async(
-    driver: AsyncDriver, query: Read, database: str | None
-) -> tuple[list[dict[str, Any]], frozenset[str]]:
-    bookmarks = Bookmarks.from_raw_values(
-        await driver.execute_query_bookmark_manager.get_bookmarks()
-    )
-    async with driver.session(
-        database=database,
-        default_access_mode=READ_ACCESS,
-        bookmarks=bookmarks,
-        notifications_min_severity="OFF",
-    ) as session:
-        result = await session.run(query.query, unlogged(query.params))
-        rows = [row(record) async for record in result]
-        version = frozenset((await session.last_bookmarks()).raw_values)
-    return rows, version
+    another tool's, another process's). ``read`` itself, whose runners report the version each
+    read saw (``db/read_versions.py``); the one ``GraphContext.open`` makes (``context.KBState``
+    compares the version)."""
+    with seen() as versions:
+        rows = read(driver, query, database=database)
+    return rows, versions[-1]
 
 
 # --------------------------------------------------------------------------- the bridge
