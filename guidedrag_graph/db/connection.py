@@ -25,15 +25,14 @@ from neo4j.exceptions import (
 )
 
 from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, redact_uri
-from guidedrag_graph.db.deadline import GRACE_S, Deadline, DeadlinePassed, remaining
+from guidedrag_graph.db.deadline import GRACE_S, Deadline, DeadlinePassed
 from guidedrag_graph.db.driver_io import ReadCut, cut_off, row, unlogged
+from guidedrag_graph.db.read_errors import ReadRetries, within_budget
 from guidedrag_graph.db.read_versions import collecting, saw
 from guidedrag_graph.db.server import ServerInfo as ServerInfo  # re-exported: db.ServerInfo
 from guidedrag_graph.errors import (
     ConfigurationError,
     DatabaseUnavailableError,
-    QueryMemoryError,
-    QueryTimeoutError,
 )
 from guidedrag_graph.templates import queries as templates
 
@@ -57,19 +56,6 @@ def set_query_timeout(driver: Driver, seconds: float) -> None:
 def timed(query: str, driver: Driver, timeout: float | None = None) -> Query:
     """``query`` as a driver ``Query`` with this driver's transaction timeout."""
     return Query(query, timeout=timeout if timeout is not None else query_timeout(driver))
-
-
-def _timed_out(exc: Neo4jError) -> bool:
-    """The server ended the transaction at its timeout (a ClientError) or terminated it (a
-    TransientError the driver would retry: the same query would only be stopped again)."""
-    code = exc.code or ""
-    return "TransactionTimedOut" in code or "Terminated" in code
-
-
-def _out_of_memory(exc: Neo4jError) -> bool:
-    """The transaction hit ``db.memory.transaction.max`` (or the global pool): retrying the
-    same query would only hit it again."""
-    return "MemoryPoolOutOfMemoryError" in (exc.code or "")
 
 
 # The redacted URI of each driver ``connect`` made, for the "Neo4j at ... is down" line.
@@ -285,58 +271,19 @@ def read_query(
     longer: a server too loaded (or too frozen) to end the query on time is a
     ``QueryTimeoutError`` too, at the deadline (``read_deadline``: the read runs on this thread
     and the watchdog cuts its connection off)."""
-    seconds = timeout if timeout is not None else query_timeout(driver)
-    left = remaining()
-    if left is not None:
-        if left < 0.01:  # a 0 ms transaction timeout would mean none at all
-            raise QueryTimeoutError(
-                f"the call spent its {seconds:g} s (GUIDEDRAG_QUERY_TIMEOUT) before its last "
-                f"query: narrow the selection (fewer or more specific terms) or raise the timeout"
-            )
-        seconds = min(seconds, left)
-    started = time.monotonic()
-    deadline = started + READ_RETRY_S
-    delay = 0.1
+    seconds = within_budget(timeout if timeout is not None else query_timeout(driver))
+    retries = ReadRetries(READ_RETRY_S, seconds, where(driver))
     timed_query = timed(query, driver, seconds)
     while True:
         try:
             return _read_once(driver, timed_query, params or {}, database, seconds + GRACE_S)
-        except DeadlinePassed:
-            raise QueryTimeoutError(
-                f"Neo4j{where(driver)} had not ended the query {GRACE_S:g} s after its "
-                f"{seconds:g} s timeout (GUIDEDRAG_QUERY_TIMEOUT; the server is overloaded or "
-                f"not answering): narrow the selection (fewer or more specific terms), retry "
-                f"later, or raise the timeout"
-            ) from None
-        except Neo4jError as exc:
-            if _timed_out(exc):
-                raise QueryTimeoutError(
-                    f"Neo4j stopped the query after {seconds:g} s (GUIDEDRAG_QUERY_TIMEOUT): "
-                    f"narrow the selection (fewer or more specific terms) or raise the timeout"
-                ) from exc
-            if _out_of_memory(exc):
-                raise QueryMemoryError(
-                    f"Neo4j{where(driver)} stopped the query at its memory limit (per "
-                    f"transaction db.memory.transaction.max, or all together "
-                    f"dbms.memory.transaction.total.max): narrow the selection (fewer or more "
-                    f"specific terms, a smaller top_k), retry later, or raise it in neo4j.conf"
-                ) from exc
-            if isinstance(exc, ClientError) or not exc.is_retryable():
+        except (DeadlinePassed, Neo4jError, DriverError) as exc:
+            error = retries.failure(exc)
+            if error is exc:
                 raise
-            if time.monotonic() + delay > deadline:
-                raise
-        except (ServiceUnavailable, SessionExpired) as exc:
-            if time.monotonic() + delay > deadline:
-                raise DatabaseUnavailableError(
-                    f"Neo4j{where(driver)} is down ({exc.__class__.__name__} for "
-                    f"{time.monotonic() - started:.0f} s of retries): start it with "
-                    f"`guidedrag neo4j start` or set NEO4J_URI to a running server"
-                ) from exc
-        except DriverError as exc:
-            if not exc.is_retryable() or time.monotonic() + delay > deadline:
-                raise
-        time.sleep(delay)
-        delay = min(2 * delay, 2.0)
+            if error is not None:
+                raise error from exc
+        time.sleep(retries.wait())
 
 
 # How long a read keeps retrying what the driver calls retryable (its managed transactions'

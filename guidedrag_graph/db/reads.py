@@ -35,25 +35,16 @@ from typing import Any, ParamSpec, TypeVar
 
 import greenlet  # type: ignore[import-untyped]
 from neo4j import READ_ACCESS, AsyncDriver, AsyncGraphDatabase, Bookmarks, Query
-from neo4j.exceptions import (
-    ClientError,
-    DriverError,
-    Neo4jError,
-    ServiceUnavailable,
-    SessionExpired,
-)
+from neo4j.exceptions import DriverError, Neo4jError
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db.connection import DEFAULT_QUERY_TIMEOUT, READ_RETRY_S, check_uri, read_query
-from guidedrag_graph.db.deadline import GRACE_S, remaining
+from guidedrag_graph.db import connection
+from guidedrag_graph.db.connection import DEFAULT_QUERY_TIMEOUT, check_uri, read_query
+from guidedrag_graph.db.deadline import GRACE_S
 from guidedrag_graph.db.driver_io import UNLOGGED_MIN, row, unlogged
+from guidedrag_graph.db.read_errors import ReadRetries, within_budget
 from guidedrag_graph.db.read_versions import collecting, saw, seen
-from guidedrag_graph.errors import (
-    ConfigurationError,
-    DatabaseUnavailableError,
-    QueryMemoryError,
-    QueryTimeoutError,
-)
+from guidedrag_graph.errors import ConfigurationError
 
 _T = TypeVar("_T")
 _P = ParamSpec("_P")
@@ -122,16 +113,7 @@ def _read_sync(
 def _seconds(timeout: float | None) -> float:
     """The transaction timeout of one async read: the settings' bounded by the call's budget
     (read here, in the call's own context, before the read is awaited on the loop)."""
-    seconds = timeout if timeout is not None else DEFAULT_QUERY_TIMEOUT
-    left = remaining()
-    if left is not None:
-        if left < 0.01:
-            raise QueryTimeoutError(
-                f"the call spent its {seconds:g} s (GUIDEDRAG_QUERY_TIMEOUT) before its last "
-                f"query: narrow the selection (fewer or more specific terms) or raise the timeout"
-            )
-        seconds = min(seconds, left)
-    return seconds
+    return within_budget(timeout if timeout is not None else DEFAULT_QUERY_TIMEOUT)
 
 
 async def _read_async(
@@ -140,55 +122,21 @@ async def _read_async(
     """The async runner: one READ auto-commit (what ``db.read_query`` sends), retried like it on
     what the driver calls retryable, cut off ``GRACE_S`` after the server's own timeout."""
     started = time.perf_counter()
-    give_up = time.monotonic() + READ_RETRY_S
-    delay = 0.1
+    retries = ReadRetries(connection.READ_RETRY_S, seconds)  # the read_query rule (read_errors)
     while True:
         try:
             rows, version = await _read_async_once(driver, query, database, seconds)
             if log.isEnabledFor(logging.DEBUG):
                 _logged(query, started, f"{len(rows)} rows")
             return rows, version
-        except TimeoutError:
-            _failed(query, started, "timed out")
-            raise QueryTimeoutError(
-                f"Neo4j had not ended the query {GRACE_S:g} s after its {seconds:g} s timeout "
-                f"(GUIDEDRAG_QUERY_TIMEOUT; the server is overloaded or not answering): narrow "
-                f"the selection (fewer or more specific terms), retry later, or raise the timeout"
-            ) from None
-        except Neo4jError as exc:
-            code = exc.code or ""
-            if "TransactionTimedOut" in code or "Terminated" in code:
-                _failed(query, started, "timed out")
-                raise QueryTimeoutError(
-                    f"Neo4j stopped the query after {seconds:g} s (GUIDEDRAG_QUERY_TIMEOUT): "
-                    f"narrow the selection (fewer or more specific terms) or raise the timeout"
-                ) from exc
-            if "MemoryPoolOutOfMemoryError" in code:
-                _failed(query, started, "out of memory")
-                raise QueryMemoryError(
-                    "Neo4j stopped the query at its memory limit (db.memory.transaction.max or "
-                    "dbms.memory.transaction.total.max): narrow the selection, retry later, or "
-                    "raise it in neo4j.conf"
-                ) from exc
-            if isinstance(exc, ClientError) or not exc.is_retryable():
-                _failed(query, started, exc.__class__.__name__)
-                raise
-            if time.monotonic() + delay > give_up:
-                raise
-        except (ServiceUnavailable, SessionExpired) as exc:
-            if time.monotonic() + delay > give_up:
-                _failed(query, started, exc.__class__.__name__)
-                raise DatabaseUnavailableError(
-                    f"Neo4j is down ({exc.__class__.__name__} for {READ_RETRY_S:.0f} s of "
-                    f"retries): start it with `guidedrag neo4j start` or set NEO4J_URI to a "
-                    f"running server"
-                ) from exc
-        except DriverError as exc:
-            if not exc.is_retryable() or time.monotonic() + delay > give_up:
-                _failed(query, started, exc.__class__.__name__)
-                raise
-        await asyncio.sleep(delay)
-        delay = min(2 * delay, 2.0)
+        except (TimeoutError, Neo4jError, DriverError) as exc:
+            error = retries.failure(exc)
+            if error is not None:
+                _failed(query, started, error.__class__.__name__)
+                if error is exc:
+                    raise
+                raise error from exc
+        await asyncio.sleep(retries.wait())
 
 
 def _failed(query: Read, started: float, why: str) -> None:
