@@ -195,12 +195,22 @@ def await_(awaitable: Awaitable[_T]) -> _T:
     if not isinstance(current, _Bridged):
         if asyncio.iscoroutine(awaitable):
             awaitable.close()
-        raise ConfigurationError(
-            "a neo4j.AsyncDriver is read from async code only: open the GuidedRAG with "
-            "`await GuidedRAG.aopen(...)` and call aretrieve/aask, or give it a neo4j.Driver "
-            "for retrieve/ask"
-        )
+        raise ConfigurationError(_SYNC_ON_ASYNC)
     return current.parent.switch(awaitable)  # type: ignore[no-any-return]
+
+
+_SYNC_ON_ASYNC = (
+    "a neo4j.AsyncDriver is read from async code only: open the GuidedRAG with "
+    "`await GuidedRAG.aopen(...)` and call aretrieve/aask, or give it a neo4j.Driver "
+    "for retrieve/ask"
+)
+
+
+def reading(driver: Any) -> None:
+    """Refuse what ``read`` would refuse on ``driver`` without reading: an ``AsyncDriver`` from
+    outside ``bridged`` (an open that reads nothing still says what to call)."""
+    if isinstance(driver, AsyncDriver) and not bridged_now():
+        raise ConfigurationError(_SYNC_ON_ASYNC)
 
 
 async def bridged(function: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
@@ -258,9 +268,11 @@ _TASKS: set[asyncio.Task[Any]] = set()
 
 def spawn(function: Callable[[], None], name: str) -> None:
     """Run ``function`` in the background: a daemon thread for sync callers, a task on the
-    event loop (``function`` bridged) for async ones."""
+    event loop (``function`` bridged) for async ones. Either starts from an empty context, so
+    its reads are not the caller's: outside the caller's budget and its ``seen`` blocks."""
     if bridged_now():
-        task = asyncio.get_running_loop().create_task(bridged(function), name=name)
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(bridged(function), name=name, context=contextvars.Context())
         _TASKS.add(task)
         task.add_done_callback(_TASKS.discard)
         return

@@ -237,26 +237,28 @@ class Resolver:
                 scoped = set(self.scope.keep_types(sorted(every)))
                 self.graph.data.put(key, scoped)
             return scoped
-        kept: set[str] | None = None if fresh else self.graph.data.get("relation_types")
-        if kept is not None:
-            return kept
+        if fresh:
+            found = self._read_relation_types()
+            self.graph.data.put("relation_types", found)
+            return found
+        # refreshed in the background once expired: no call on a warm process waits for it
+        return self.graph.data.refreshed("relation_types", self._read_relation_types)
+
+    def _read_relation_types(self) -> set[str]:
         if self.schema.relation_mode == "types":
-            found = {
+            return {
                 str(r["relationship_type"])
                 for r in self._read(
                     T.fragment("relation_types", "types", self.schema), {}, name="relation_types"
                 )
             } - set(self.schema.structural_relationship_types)
-        else:
-            found = {
-                str(r["relationship_type"])
-                for r in self._read(
-                    T.fragment("relation_types", "property", self.schema), {}, name="relation_types"
-                )
-                if r["relationship_type"] is not None
-            }
-        self.graph.data.put("relation_types", found)
-        return found
+        return {
+            str(r["relationship_type"])
+            for r in self._read(
+                T.fragment("relation_types", "property", self.schema), {}, name="relation_types"
+            )
+            if r["relationship_type"] is not None
+        }
 
     def _in_use(self, rel_type: str) -> bool:
         """Whether relationships of this (token-validated) type exist: tokens outlive them."""
