@@ -17,7 +17,6 @@ from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.pipeline import GuidedRAG
 from tests.probes import CountingDriver
 
-
 ASKED = "Where was Ada Lovelace born?"
 
 
