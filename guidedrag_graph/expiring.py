@@ -62,10 +62,13 @@ class ExpiringCache:
         with self._lock:
             self._values[key] = (time.monotonic() + (seconds or self.seconds), value)
 
-    def refreshed(self, key: Any, load: Callable[[], _V]) -> _V:
+    def refreshed(
+        self, key: Any, load: Callable[[], _V], keep: Callable[[_V], bool] | None = None
+    ) -> _V:
         """The value kept under ``key``; ``load()``'s, read now and kept, when none is held; and
         once it expired (for ``STALE_PERIODS`` periods more), the expired value while one
-        ``load()`` in the background replaces it (see the module)."""
+        ``load()`` in the background replaces it (see the module). ``keep``: which answers are
+        kept at all (a relation type in use is, one not in use is asked again every call)."""
         if self.seconds <= 0:
             return load()
         now = time.monotonic()
@@ -80,14 +83,16 @@ class ExpiringCache:
                 self._reloading.add(key)
             cleared = self._cleared
         if not usable:
-            return self._keep(key, load(), cleared)
+            return self._keep(key, load(), cleared, keep)
         if start:
-            spawn(lambda: self._reload(key, load, cleared), name="guidedrag-cache-refresh")
+            spawn(lambda: self._reload(key, load, cleared, keep), name="guidedrag-cache-refresh")
         return stale[1]  # type: ignore[index, no-any-return]
 
-    def _reload(self, key: Any, load: Callable[[], Any], cleared: int) -> None:
+    def _reload(
+        self, key: Any, load: Callable[[], Any], cleared: int, keep: Callable[[Any], bool] | None
+    ) -> None:
         try:
-            self._keep(key, load(), cleared)
+            self._keep(key, load(), cleared, keep)
         except Exception:  # the next call reads it in the foreground, and sees the error
             with self._lock:
                 self._stale.pop(key, None)
@@ -95,11 +100,16 @@ class ExpiringCache:
             with self._lock:
                 self._reloading.discard(key)
 
-    def _keep(self, key: Any, value: _V, cleared: int) -> _V:
-        """Keep ``value`` (and its stale copy), unless ``clear()`` ran since it was asked for."""
+    def _keep(
+        self, key: Any, value: _V, cleared: int, keep: Callable[[_V], bool] | None = None
+    ) -> _V:
+        """Keep ``value`` (and its stale copy), unless ``clear()`` ran since it was asked for or
+        ``keep`` refuses it (then an expired copy goes too)."""
         now = time.monotonic()
         with self._lock:
-            if self._cleared == cleared:
+            if keep is not None and not keep(value):
+                self._stale.pop(key, None)
+            elif self._cleared == cleared:
                 self._values[key] = (now + self.seconds, value)
                 self._stale[key] = (now + STALE_PERIODS * self.seconds, value)
         return value

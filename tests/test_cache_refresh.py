@@ -25,7 +25,7 @@ from guidedrag_graph.semantics import Semantics
 pytestmark = pytest.mark.neo4j
 
 CACHE_S = 1.0
-DEAR = {"kb_stats_relations", "relation_types", "link_index"}
+DEAR = {"kb_stats_relations", "relation_types", "link_index", "relation_type_in_use"}
 
 
 # Set by an async test around its own calls: a read logged where it is set is the call's own
