@@ -85,6 +85,9 @@ class ScopedTiers(NarrowedTiers):
     schema: SchemaMapping
     chunk_filter: ChunkFilter | None = None
     SUFFIX: ClassVar[str] = "s"
+    # Paths.scope_mode: the universe is a trusted scope, ranked in the index by its ids where
+    # the server can, else exactly (cypher/retrieve_boost.cypher's ``scope`` variant).
+    in_scope: ClassVar[bool] = True
 
     @property
     def universe_variable(self) -> str:
@@ -117,3 +120,31 @@ class ScopedTiers(NarrowedTiers):
     def params(self) -> dict[str, Any]:
         extra = {} if self.chunk_filter is None else self.chunk_filter.params
         return {**self.scope.params, **self.inner.params, **extra}
+
+
+def scope_notes(mode: str, params: dict[str, Any], sizes: list[int]) -> list[str]:
+    """What auto's ranking inside a scope says about how its universe was ranked (``mode``:
+    ``Paths.scope_mode``; ``params``/``sizes``: the tiers query's parameters and tier sizes):
+    exactly, or in the vector index by the scope's ids, or (the scope past every exact budget
+    and no filtered SEARCH: its part comes from the index's top over the KB) that recall may be
+    partial. Nothing for an unscoped ranking."""
+    at = int(params["universe"])
+    if mode == "unscoped" or not 0 <= at < len(sizes):
+        return []
+    size, exact_max = sizes[at], int(params["exact_max"])
+    budget = int(params.get("scope_exact_max", exact_max))
+    if size <= exact_max:
+        return [f"scope: its {size} chunks ranked exactly"]
+    if mode == "index":
+        return [
+            f"scope: its {size} chunks ranked in the vector index, the SEARCH filtered by their "
+            "ids (one query)"
+        ]
+    if size <= budget:
+        return [f"scope: its {size} chunks ranked exactly (the index cannot filter by chunk id)"]
+    return [
+        f"scope: its {size} chunks exceed the exact budget ({budget}) and the vector index "
+        "cannot filter by chunk id here, so its part of the ranking comes from the index's "
+        "over-fetched top over the whole KB: recall may be partial (Neo4j 2026.06+ with the "
+        "index declared WITH [c.id], `guidedrag migrate`, ranks it in the index)"
+    ]

@@ -166,6 +166,11 @@ class Paths:
             "universe": int(getattr(compiled, "universe", -1)),
         }
         variant = self.variant("retrieve_boost")
+        scope = self.scope_mode(compiled)
+        if scope != "unscoped":  # unscoped: the variant's default, the query as it always was
+            variant = {**variant, "scope": scope}
+        if scope == "exact":
+            params["scope_exact_max"] = self.planner.scope_exact_max()
         # With the plugin, one guidedrag.rankTiers call scores the tiers from its float32 cache
         # (~1 µs per chunk instead of Cypher's ~45) and picks the candidates: the same ones.
         if variant["rank_tiers"] == "plugin":
@@ -181,6 +186,14 @@ class Paths:
             variant=variant,
         )
         return query, params
+
+    def scope_mode(self, compiled: CompiledTiersLike) -> str:
+        """``retrieve_boost``'s ``scope`` variant for these tiers: ``Planner.scope_in_tiers``
+        when they rank inside a trusted scope (``ScopedTiers``), else ``unscoped`` (the
+        template's default variant, ``none``)."""
+        if not getattr(compiled, "in_scope", False):
+            return "unscoped"
+        return self.planner.scope_in_tiers(self.variant("retrieve_boost")["rank_tiers"])
 
     # ------------------------------------------------------------------ one path
     def rank(

@@ -28,6 +28,12 @@ MEASURED_PLUGIN_EXACT_MAX = 200_000
 # over-fetched top. Listing and ranking grow with the tier, the test does not; the crossover
 # was measured by benchmarks/tier_listing.py on a synthetic KB (docs/performance.md).
 MEASURED_TIER_LIST_MAX = 3_000
+# Under auto inside a scope, on a server whose vector index cannot filter by chunk id (5.26, an
+# index without the id), the scope's chunks are ranked exactly in Cypher up to this many: a
+# latency budget, not a measured crossover (Cypher's cosine costs ~45 µs per chunk, ranked twice
+# there: about a second at the budget). Past it the scope's part comes from the index's
+# over-fetched top over the whole KB, and the result says that recall may be partial.
+SCOPE_EXACT_BUDGET = 10_000
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,21 @@ class Planner:
         if self.graph.settings.planner_tier_list_max is not None:
             return self.graph.settings.planner_tier_list_max
         return MEASURED_TIER_LIST_MAX
+
+    def scope_exact_max(self) -> int:
+        """How many in-scope chunks auto ranks exactly where the index cannot filter by id."""
+        if self.graph.settings.planner_scope_exact_max is not None:
+            return self.graph.settings.planner_scope_exact_max
+        return max(self.exact_max(), SCOPE_EXACT_BUDGET)
+
+    def scope_in_tiers(self, rank_tiers: str) -> str:
+        """How auto's tiers reach a scope's chunks (``retrieve_boost``'s ``scope`` variant):
+        ``index``, a SEARCH filtered by the scope's chunk ids (the index can filter); ``exact``,
+        Cypher's cosine over the scope up to ``scope_exact_max``; ``none`` with the plugin,
+        which ranks the scope exactly up to its own budget (``exact_max``)."""
+        if self.graph.server.supports_search_clause and self.plans_in_query():
+            return "index"
+        return "exact" if rank_tiers == "cypher" else "none"
 
     def plan(self, selection_size: int | None, is_all: bool) -> Plan:
         """The path for a selection of this size on this server (``None`` size: unknown)."""

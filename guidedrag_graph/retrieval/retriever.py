@@ -24,6 +24,7 @@ import numpy as np
 
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.retrieval.in_scope import scope_notes
 from guidedrag_graph.retrieval.ordering import RankOrder, floats, ranker_named
 from guidedrag_graph.retrieval.paths import Paths
 from guidedrag_graph.retrieval.planner import Plan, Planner
@@ -344,6 +345,7 @@ class Retriever:
         timings = {"ranking": time.perf_counter() - started}
         sizes = [int(x) for x in rows[0]["tier_sizes"]] if rows else []
         names = params["tier_names"]
+        notes = scope_notes(self.paths.scope_mode(compiled), params, sizes)
         candidates = [
             RankedChunk.from_row(r, None, tiers=tuple(names[i] for i in r["member_of"]))
             for r in rows
@@ -360,6 +362,7 @@ class Retriever:
             queries=[query],
             tier_sizes=dict(zip(names, sizes, strict=False)),
             keep=limit,
+            notes=notes,
         )
 
 
