@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from guidedrag_graph.retrieval.filters import ChunkFilter, NarrowedTiers
+from guidedrag_graph.retrieval.planner import scope_partial
 from guidedrag_graph.retrieval.selections import CompiledSelectionLike, CompiledTiersLike
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection.scope import SCOPE_VARIABLE, CompiledScope
@@ -61,6 +62,12 @@ class ScopedSelection:
     @property
     def is_all(self) -> bool:
         return False
+
+    @property
+    def in_scope(self) -> bool:
+        """The planner ranks it exactly (up to its scope budget) where the index cannot filter
+        by chunk id (``Planner.plan``'s ``scoped``)."""
+        return True
 
     @property
     def universe(self) -> ScopedSelection:
@@ -132,19 +139,14 @@ def scope_notes(mode: str, params: dict[str, Any], sizes: list[int]) -> list[str
     if mode == "unscoped" or not 0 <= at < len(sizes):
         return []
     size, exact_max = sizes[at], int(params["exact_max"])
-    budget = int(params.get("scope_exact_max", exact_max))
-    if size <= exact_max:
-        return [f"scope: its {size} chunks ranked exactly"]
     if mode == "index":
+        if size <= exact_max:
+            return [f"scope: its {size} chunks ranked exactly"]
         return [
             f"scope: its {size} chunks ranked in the vector index, the SEARCH filtered by their "
             "ids (one query)"
         ]
+    budget = int(params["scope_exact_max"])
     if size <= budget:
         return [f"scope: its {size} chunks ranked exactly (the index cannot filter by chunk id)"]
-    return [
-        f"scope: its {size} chunks exceed the exact budget ({budget}) and the vector index "
-        "cannot filter by chunk id here, so its part of the ranking comes from the index's "
-        "over-fetched top over the whole KB: recall may be partial (Neo4j 2026.06+ with the "
-        "index declared WITH [c.id], `guidedrag migrate`, ranks it in the index)"
-    ]
+    return [scope_partial(size, budget)]

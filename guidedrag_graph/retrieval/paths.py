@@ -193,7 +193,7 @@ class Paths:
         template's default variant, ``none``)."""
         if not getattr(compiled, "in_scope", False):
             return "unscoped"
-        return self.planner.scope_in_tiers(self.variant("retrieve_boost")["rank_tiers"])
+        return self.planner.scope_in_tiers()
 
     # ------------------------------------------------------------------ one path
     def rank(

@@ -87,26 +87,36 @@ class Planner:
         return MEASURED_TIER_LIST_MAX
 
     def scope_exact_max(self) -> int:
-        """How many in-scope chunks auto ranks exactly where the index cannot filter by id."""
+        """How many in-scope chunks are ranked exactly in Cypher where the index cannot filter
+        by chunk id (``GUIDEDRAG_PLANNER_SCOPE_EXACT_MAX``, else ``SCOPE_EXACT_BUDGET``)."""
         if self.graph.settings.planner_scope_exact_max is not None:
             return self.graph.settings.planner_scope_exact_max
-        return max(self.exact_max(), SCOPE_EXACT_BUDGET)
+        return max(SCOPE_EXACT_BUDGET, self.graph.settings.planner_exact_max or 0)
 
-    def scope_in_tiers(self, rank_tiers: str) -> str:
+    def scope_in_tiers(self) -> str:
         """How auto's tiers reach a scope's chunks (``retrieve_boost``'s ``scope`` variant):
-        ``index``, a SEARCH filtered by the scope's chunk ids (the index can filter); ``exact``,
-        Cypher's cosine over the scope up to ``scope_exact_max``; ``none`` with the plugin,
-        which ranks the scope exactly up to its own budget (``exact_max``)."""
+        ``index``, a SEARCH filtered by the scope's chunk ids where the index can filter by
+        them; else ``exact``, the scope ranked by Cypher's cosine up to ``scope_exact_max``."""
         if self.graph.server.supports_search_clause and self.plans_in_query():
             return "index"
-        return "exact" if rank_tiers == "cypher" else "none"
+        return "exact"
 
-    def plan(self, selection_size: int | None, is_all: bool) -> Plan:
-        """The path for a selection of this size on this server (``None`` size: unknown)."""
+    def plan(self, selection_size: int | None, is_all: bool, *, scoped: bool = False) -> Plan:
+        """The path for a selection of this size on this server (``None`` size: unknown).
+        ``scoped``: the selection is kept to a trusted scope; where the index cannot filter by
+        chunk id, it is ranked exactly up to ``scope_exact_max`` rather than post-filtered
+        from the index's top over the whole KB, which can lose most of a small scope."""
         if is_all:
             return Plan("index")
+        exact = "plugin" if self.graph.rank_plugin else "exact"
         if selection_size is not None and selection_size <= self.exact_max():
-            return Plan("plugin" if self.graph.rank_plugin else "exact")
+            return Plan(exact)
+        if scoped and not self.plans_in_query():
+            if selection_size is not None and selection_size <= self.scope_exact_max():
+                cannot = "the vector index cannot filter by chunk id here"
+                note = f"scope: its {selection_size} chunks ranked exactly ({cannot})"
+                return Plan(exact, (note,))
+            return Plan("index", (scope_partial(selection_size, self.scope_exact_max()),))
         if not self.graph.server.supports_search_in_filter:
             return Plan("index")
         if self.graph.schema.chunk_id == ELEMENT_ID:  # elementId chunks: nothing to declare
@@ -163,3 +173,14 @@ class Planner:
             f"ranked through exact/index instead (recreate the index WITH "
             f"[c.{schema.chunk_id}], e.g. `guidedrag migrate`, to enable search_in)"
         )
+
+
+def scope_partial(size: int | None, budget: int) -> str:
+    """The note of a scope ranked past every exact budget where the index cannot filter by id."""
+    held = "an unknown number of" if size is None else f"its {size}"
+    return (
+        f"scope: {held} chunks exceed the exact budget ({budget}) and the vector index cannot "
+        "filter by chunk id here, so its part of the ranking comes from the index's "
+        "over-fetched top over the whole KB: recall may be partial (Neo4j 2026.06+ with the "
+        "index declared WITH [c.id], `guidedrag migrate`, ranks it in the index)"
+    )

@@ -171,7 +171,8 @@ class Retriever:
         if planned and not plain.is_all and self.planner.plans_in_query():
             return self._rank_planned(order, plain)
         sized = self._size(plain, selection_size)
-        plan = Plan(path) if path else self.planner.plan(sized.size, plain.is_all)
+        scoped = bool(getattr(plain, "in_scope", False))
+        plan = Plan(path) if path else self.planner.plan(sized.size, plain.is_all, scoped=scoped)
         chosen = plan.path
         if plain.is_all and chosen != "index":
             chosen = chosen if chosen in ("exact", "plugin") else "index"
@@ -275,7 +276,11 @@ class Retriever:
         if universe is None:
             top = self.paths.rank_u(vector, 2 * fetch, with_embedding)
         else:
-            plan = self.planner.plan(universe.universe_size, False)
+            size_u = universe.universe_size
+            if size_u is None and not self.planner.plans_in_query():  # exact if it fits
+                size_u = self.paths.size(universe)
+                ran += (self.paths.size_query(universe),)
+            plan = self.planner.plan(size_u, False, scoped=True)
             top = self.paths.rank(plan.path, vector, universe, 2 * fetch, with_embedding)
         ran += top.queries
         u_ids = [str(r["id"]) for r in top.rows]
