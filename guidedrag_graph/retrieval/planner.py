@@ -28,11 +28,12 @@ MEASURED_PLUGIN_EXACT_MAX = 200_000
 # over-fetched top. Listing and ranking grow with the tier, the test does not; the crossover
 # was measured by benchmarks/tier_listing.py on a synthetic KB (docs/performance.md).
 MEASURED_TIER_LIST_MAX = 3_000
-# Under auto inside a scope, on a server whose vector index cannot filter by chunk id (5.26, an
-# index without the id), the scope's chunks are ranked exactly in Cypher up to this many: a
-# latency budget, not a measured crossover (Cypher's cosine costs ~45 µs per chunk, ranked twice
-# there: about a second at the budget). Past it the scope's part comes from the index's
-# over-fetched top over the whole KB, and the result says that recall may be partial.
+# Inside a scope, on a server whose vector index cannot filter by chunk id (5.26, an index
+# without the id), the scope's chunks are ranked exactly in Cypher up to this many: a latency
+# budget, not a measured crossover (benchmarks/scope_recall.py: auto ranked a 4,000-chunk scope
+# in ~0.3 s on 2026.08.1, ~70 µs per chunk at load 6; 5.26's cosine is slower, docs/planner.md).
+# Past it the scope's part comes from the index's over-fetched top over the whole KB, and the
+# result says that recall may be partial.
 SCOPE_EXACT_BUDGET = 10_000
 
 
