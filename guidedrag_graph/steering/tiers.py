@@ -32,8 +32,7 @@ from functools import cached_property, lru_cache, reduce
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from guidedrag_graph.schema.presets import relation_type_name
-from guidedrag_graph.selection import Expr, entity, hop, khop, near
-from guidedrag_graph.selection.nodes import Boost, Tier
+from guidedrag_graph.selection.nodes import Boost, Expr, Tier, entity, hop, khop, near
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.mapping import Configuration, configuration_of
 
