@@ -18,7 +18,7 @@ from neo4j import Driver
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.pipeline.planning import Facts, auto_tiers, selected
+from guidedrag_graph.pipeline.request_plan import Facts, auto_tiers, selected
 from guidedrag_graph.retrieval.facts import RankFacts
 from guidedrag_graph.retrieval.filters import compile_filter
 from guidedrag_graph.retrieval.ordering import RankOrder

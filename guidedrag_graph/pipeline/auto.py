@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from guidedrag_graph.pipeline.guarantee import guarantee_entities
-from guidedrag_graph.pipeline.planning import narrowed, narrowed_tiers
+from guidedrag_graph.pipeline.request_plan import narrowed, narrowed_tiers
 from guidedrag_graph.pipeline.results import RetrievalResult
 from guidedrag_graph.retrieval import (
     AllChunks,

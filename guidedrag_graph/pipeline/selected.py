@@ -14,8 +14,8 @@ from collections.abc import Callable
 import numpy as np
 
 from guidedrag_graph.pipeline.auto import no_chunk_passes
-from guidedrag_graph.pipeline.planning import narrowed
 from guidedrag_graph.pipeline.question import Question, Selection, default_selection
+from guidedrag_graph.pipeline.request_plan import narrowed
 from guidedrag_graph.pipeline.results import RetrievalResult
 from guidedrag_graph.retrieval import AllChunks, CompiledSelectionLike, Retriever
 from guidedrag_graph.schema.presets import SchemaMapping
