@@ -30,13 +30,12 @@ from guidedrag_graph.retrieval.selections import (
     CompiledTiersLike,
 )
 from guidedrag_graph.schema.presets import SchemaMapping
-from guidedrag_graph.selection.compiled_forms import CompiledSelection
 from guidedrag_graph.selection.compiler import compile_plan
 from guidedrag_graph.selection.nodes import Expr
 from guidedrag_graph.selection.primitives import Resolved
 from guidedrag_graph.selection.scope import CompiledScope
 from guidedrag_graph.semantics import Semantics
-from guidedrag_graph.steering.tiers import AutoPlan, TierWeights, plan_auto
+from guidedrag_graph.steering.tiers import TierWeights, plan_auto
 
 
 @dataclass(frozen=True)
@@ -82,19 +81,6 @@ def narrowed_tiers(
     return compiled
 
 
-def compile_tiers(plan: AutoPlan, facts: Facts, schema: SchemaMapping) -> CompiledSelection | None:
-    """auto's tiers compiled into ONE body from the leaves' resolutions (None: no tier, so U
-    ranks by cosine). ``steering/tier_prep.py`` resolves the names, checks the cost and keeps
-    the result; this is the pure step between."""
-    expr = plan.boost()
-    if expr is None:
-        return None
-    compiled = compile_plan(
-        expr, facts.resolved, schema, hop_cap=facts.hop_cap, by_entities=True, walk=facts.walk
-    )
-    return compiled.selection(schema)
-
-
 def auto_tiers(
     semantics: Semantics | None,
     weights: TierWeights,
@@ -104,10 +90,11 @@ def auto_tiers(
 ) -> Any:
     """What auto ranks for ``semantics``: its graded tiers, compiled and narrowed (or U,
     narrowed, when the semantics name no entity)."""
-    tiers = compile_tiers(plan_auto(semantics, weights), facts, schema)
+    plan = plan_auto(semantics, weights)
+    tiers = plan.compiled(facts.resolved, schema, hop_cap=facts.hop_cap, walk=facts.walk)
     if tiers is None:
         return narrowed(AllChunks(schema), facts.scope, chunk_filter, schema)
-    return narrowed_tiers(tiers, facts.scope, chunk_filter, schema)
+    return narrowed_tiers(tiers.selection(schema), facts.scope, chunk_filter, schema)
 
 
 def selected(
