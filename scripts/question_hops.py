@@ -60,10 +60,12 @@ def trace(call: Callable[[], Any]) -> dict[str, Any]:
 
     sys.setprofile(hook)
     try:
-        call()
+        result = call()
     finally:
         sys.setprofile(None)
     return {
+        # an abstention takes a shorter way: not the sample KB, or not the question it knows
+        "abstained": bool(getattr(result, "abstained", False)),
         "modules": len(modules),
         "hops": len(edges),
         "calls": sum(edges.values()),
