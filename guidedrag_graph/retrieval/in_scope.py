@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from guidedrag_graph.retrieval.filters import ChunkFilter, NarrowedTiers
-from guidedrag_graph.retrieval.planner import scope_partial
 from guidedrag_graph.retrieval.selections import CompiledSelectionLike, CompiledTiersLike
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection.scope import SCOPE_VARIABLE, CompiledScope
@@ -65,8 +64,8 @@ class ScopedSelection:
 
     @property
     def in_scope(self) -> bool:
-        """The planner ranks it exactly (up to its scope budget) where the index cannot filter
-        by chunk id (``Planner.plan``'s ``scoped``)."""
+        """It is ranked exactly (up to the scope budget) where the index cannot filter by chunk
+        id (``plans.plan_sized`` passes it as ``facts.choose_path``'s ``scoped``)."""
         return True
 
     @property
@@ -92,7 +91,7 @@ class ScopedTiers(NarrowedTiers):
     schema: SchemaMapping
     chunk_filter: ChunkFilter | None = None
     SUFFIX: ClassVar[str] = "s"
-    # Paths.scope_mode: the universe is a trusted scope, ranked in the index by its ids where
+    # plans.scope_mode: the universe is a trusted scope, ranked in the index by its ids where
     # the server can, else exactly (cypher/retrieve_boost.cypher's ``scope`` variant).
     in_scope: ClassVar[bool] = True
 
@@ -127,26 +126,3 @@ class ScopedTiers(NarrowedTiers):
     def params(self) -> dict[str, Any]:
         extra = {} if self.chunk_filter is None else self.chunk_filter.params
         return {**self.scope.params, **self.inner.params, **extra}
-
-
-def scope_notes(mode: str, params: dict[str, Any], sizes: list[int]) -> list[str]:
-    """What auto's ranking inside a scope says about how its universe was ranked (``mode``:
-    ``Paths.scope_mode``; ``params``/``sizes``: the tiers query's parameters and tier sizes):
-    exactly, or in the vector index by the scope's ids, or (the scope past every exact budget
-    and no filtered SEARCH: its part comes from the index's top over the KB) that recall may be
-    partial. Nothing for an unscoped ranking."""
-    at = int(params["universe"])
-    if mode == "unscoped" or not 0 <= at < len(sizes):
-        return []
-    size, exact_max = sizes[at], int(params["exact_max"])
-    if mode == "index":
-        if size <= exact_max:
-            return [f"scope: its {size} chunks ranked exactly"]
-        return [
-            f"scope: its {size} chunks ranked in the vector index, the SEARCH filtered by their "
-            "ids (one query)"
-        ]
-    budget = int(params["scope_exact_max"])
-    if size <= budget:
-        return [f"scope: its {size} chunks ranked exactly (the index cannot filter by chunk id)"]
-    return [scope_partial(size, budget)]
