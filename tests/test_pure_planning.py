@@ -22,7 +22,7 @@ from guidedrag_graph.pipeline.request_plan import Facts, auto_tiers, selected
 from guidedrag_graph.retrieval.facts import RankFacts
 from guidedrag_graph.retrieval.filters import compile_filter
 from guidedrag_graph.retrieval.ordering import RankOrder
-from guidedrag_graph.retrieval.plans import plan_ranking, plan_sized
+from guidedrag_graph.retrieval.plans import plan_ranking, plan_sized, scope_notes
 from guidedrag_graph.schema.presets import schema_for
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.parser import parse
@@ -80,6 +80,7 @@ def rank_facts(version: str) -> RankFacts:
         search_in_unready="",
         soft_boost=0.05,
         server_version=version,
+        scope_exact_max=10_000,  # the settings' default: SCOPE_EXACT_BUDGET
         **FACTS_BY_LINE[_line(version)],
     )
 
@@ -201,14 +202,7 @@ def test_scoped_selection_planned_from_plain_facts(
     with GuidedRAG(plain_settings, driver=sample_db, embedder=embedder, scope=SCOPE) as rag:
         recorder = Recorder(rag)
         rag.retrieve(QUESTION, selection=SELECTION, steering="hard", k=K, query_vector=VECTOR)
-    scope = Scope.parse(SCOPE, where="scope=")
-    assert scope is not None
-    _, prelude, params = scope_prelude(
-        scope.expr, resolved_for(scope.expr), schema_for("guidedrag"), hop_cap=10_000
-    )
-    compiled_scope = CompiledScope(
-        scope, prelude, params, size=SCOPE_CHUNKS, whole=SCOPE_CHUNKS == KB_CHUNKS
-    )
+    compiled_scope = _compiled_scope()
     expr = parse(SELECTION)
     facts = Facts(
         rank_facts(server_version), resolved_for(expr), hop_cap=10_000, scope=compiled_scope
@@ -216,6 +210,42 @@ def test_scoped_selection_planned_from_plain_facts(
     plan = plan_ranking(order(), selected(expr, facts, facts.rank.schema), facts.rank)
     assert plan.query is not None
     _same(recorder.last(plan.query.name), plan.query.cypher, plan.query.params)
+
+
+def test_auto_inside_a_scope_planned_in_the_index_from_plain_facts(
+    sample_db: Driver, plain_settings: Settings, embedder: Embedder, server_version: str
+) -> None:
+    """auto inside a trusted scope (issue 35, in issue 37's pure planning): where the index
+    filters by chunk id (2026.06+, the sample KB's index declares c.id) U's candidates come from
+    a SEARCH filtered by the scope's ids (``retrieve_boost`` scope=index), elsewhere from the
+    scope ranked exactly up to the scope budget (scope=exact): the same query, parameters and
+    scope note as the pipeline's, from literal facts."""
+    with GuidedRAG(plain_settings, driver=sample_db, embedder=embedder, scope=SCOPE) as rag:
+        recorder = Recorder(rag)
+        result = rag.retrieve(QUESTION, semantics=STATED, k=K, query_vector=VECTOR)
+    facts = Facts(
+        rank_facts(server_version), _auto_resolved(), hop_cap=10_000, scope=_compiled_scope()
+    )
+    plan = plan_ranking(order(), auto_tiers(STATED, WEIGHTS, facts, facts.rank.schema), facts.rank)
+    assert plan.path == "boost" and plan.query is not None
+    in_index = _line(server_version) == "2026.06+"
+    assert plan.extra["scope"] == ("index" if in_index else "exact")
+    assert ("universe_ids" in plan.query.cypher) == in_index
+    _same(recorder.last("retrieve_boost"), plan.query.cypher, plan.query.params)
+    sizes = list(result.tier_sizes.values())
+    noted = scope_notes(plan.extra["scope"], plan.query.params, sizes)
+    assert len(noted) == 1 and noted[0].startswith(f"scope: its {SCOPE_CHUNKS} chunks ranked")
+    assert noted[0] in result.notes
+
+
+def _compiled_scope() -> CompiledScope:
+    """The sample KB's scope, compiled from its resolution written as a literal."""
+    scope = Scope.parse(SCOPE, where="scope=")
+    assert scope is not None
+    _, prelude, params = scope_prelude(
+        scope.expr, resolved_for(scope.expr), schema_for("guidedrag"), hop_cap=10_000
+    )
+    return CompiledScope(scope, prelude, params, size=SCOPE_CHUNKS, whole=SCOPE_CHUNKS == KB_CHUNKS)
 
 
 def _auto_resolved() -> dict[A.Expr, Resolved]:
