@@ -39,7 +39,7 @@ from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db.connection import server_info
 from guidedrag_graph.migration.run import migrate
 from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
-from guidedrag_graph.retrieval import paths as retrieval_paths
+from guidedrag_graph.retrieval import plans as retrieval_plans
 from guidedrag_graph.runtime import LocalNeo4j, install_rank_plugin
 from guidedrag_graph.schema.presets import PRESETS
 
@@ -212,12 +212,12 @@ def main() -> None:
             for path in paths:
                 median, tops = time_path(retriever, path, selection, size, queries, args.k)
                 if path == "search_in":  # the recall guard's effect: the same without over-fetch
-                    wide = retrieval_paths.SEARCH_IN_OVERFETCH
-                    retrieval_paths.SEARCH_IN_OVERFETCH = 1
+                    wide = retrieval_plans.SEARCH_IN_OVERFETCH
+                    retrieval_plans.SEARCH_IN_OVERFETCH = 1
                     try:
                         _, tops_k1 = time_path(retriever, path, selection, size, queries, args.k)
                     finally:
-                        retrieval_paths.SEARCH_IN_OVERFETCH = wide
+                        retrieval_plans.SEARCH_IN_OVERFETCH = wide
                     row["search_in_no_overfetch_recall"] = float(
                         np.mean(
                             [

@@ -74,20 +74,16 @@ def recorded(reads: list[Read]) -> Iterator[None]:
 
 
 @contextmanager
-def forced_variant(rag: GuidedRAG, **axes: str) -> Iterator[None]:
-    """The retriever's template variants with ``axes`` forced (the 5.26 index path on 2026)."""
-    paths = rag.retriever.paths
-    chosen = paths.variant
-
-    def variant(name: str, **given: str) -> dict[str, str]:
-        picked = chosen(name, **given)
-        return {axis: axes.get(axis, value) for axis, value in picked.items()}
-
-    paths.variant = variant  # type: ignore[method-assign]
+def forced_variant(rag: GuidedRAG, **facts: str) -> Iterator[None]:
+    """The retriever's ranking facts with ``facts`` forced (``u_search='index'``: the 5.26 index
+    path on 2026): every ranking query is planned from them (``retrieval/plans.py``)."""
+    planner = rag.retriever.planner
+    known = planner.facts
+    planner.facts = lambda: known().with_facts(**facts)  # type: ignore[method-assign]
     try:
         yield
     finally:
-        del paths.variant
+        del planner.facts
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,7 +25,14 @@
 // Replace $query_vector with a real query embedding (e.g. from `guidedrag retrieve --json`).
 // The example selection is boost(entity('euro'), near('euro')) as `auto` compiles it: each tier
 // by its entities (select_entity and select_near, out=entities), then select_mentioned.
-// @variants u_search=search|index rank_tiers=cypher|plugin
+// Variant scope (a trusted scope as the universe, retrieval/in_scope.py; none: no scope, the
+// query as without one): scope=index reads U's candidates with a SEARCH filtered by the
+// universe's chunk ids (2026.06+, the index declared WITH [c.id]), so every candidate is in the
+// scope however small a fraction of the KB it is, in the same query; scope=exact (no filtered
+// SEARCH: 5.26, an index without the id) ranks the universe tier exactly up to
+// $scope_exact_max chunks and takes U's candidates from that exact ranking, not from the
+// index's top over the whole KB.
+// @variants u_search=search|index rank_tiers=cypher|plugin scope=none|index|exact
 :param sel_0_ids => ['euro'];
 :param sel_2_ids => ['euro'];
 :param sel_2_cap => 10000;
@@ -45,6 +52,9 @@
 // @end-variant
 // @variant rank_tiers=plugin
 :param embedding_property => 'embedding';
+// @end-variant
+// @variant scope=exact
+:param scope_exact_max => 10000;
 // @end-variant
 // @variant u_search=search
 CYPHER 25
@@ -114,8 +124,15 @@ WITH *, null AS m_none
 // selection:end
 WITH /*tiers*/[s1, s3] AS tiers, /*members*/[m1, m3] AS members
 WITH tiers, members,
+// @variant scope=none|index
      [i IN range(0, size(tiers) - 1) | members[i] IS NULL AND size(tiers[i]) <= $exact_max] AS exact
+// @end-variant
+// @variant scope=exact
+     [i IN range(0, size(tiers) - 1) | members[i] IS NULL AND size(tiers[i]) <=
+        CASE WHEN i = $universe THEN $scope_exact_max ELSE $exact_max END] AS exact
+// @end-variant
 // @variant u_search=search
+// @variant scope=none|exact
 OPTIONAL CALL (exact) {
   WITH exact WHERE all(x IN exact WHERE x)
   MATCH (c:/*chunk_label*/Chunk)
@@ -129,6 +146,23 @@ OPTIONAL CALL (exact) {
                  LIMIT $wide_k) SCORE AS score
   RETURN c, score
 }
+// @end-variant
+// @variant scope=index
+WITH tiers, members, exact, [n IN tiers[$universe] | /*chunk_id*/n.id] AS universe_ids
+OPTIONAL CALL (exact, universe_ids) {
+  WITH exact, universe_ids WHERE all(x IN exact WHERE x)
+  MATCH (c:/*chunk_label*/Chunk)
+    SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector
+                 WHERE /*chunk_id*/c.id IN universe_ids LIMIT $u_fetch_k) SCORE AS score
+  RETURN c, score
+  UNION ALL
+  WITH exact, universe_ids WHERE any(x IN exact WHERE NOT x)
+  MATCH (c:/*chunk_label*/Chunk)
+    SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector
+                 WHERE /*chunk_id*/c.id IN universe_ids LIMIT $wide_k) SCORE AS score
+  RETURN c, score
+}
+// @end-variant
 WITH tiers, members, exact, c ORDER BY score DESC, /*chunk_id*/c.id
 WITH tiers, members, exact, [n IN collect(c) WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
 // @end-variant
@@ -141,6 +175,16 @@ CALL (tiers, exact) {
   WITH collect(node) AS found
   RETURN [n IN found WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
 }
+// @end-variant
+// @variant scope=exact
+CALL (tiers, exact) {
+  UNWIND CASE WHEN exact[$universe] THEN tiers[$universe] ELSE [] END AS c
+  WITH c, vector.similarity.cosine(/*chunk_embedding*/c.embedding, $query_vector) AS score
+  ORDER BY score DESC, /*chunk_id*/c.id
+  LIMIT $wide_k
+  RETURN collect(c) AS u_top
+}
+WITH tiers, members, exact, CASE WHEN exact[$universe] THEN u_top ELSE wide END AS wide
 // @end-variant
 // @variant rank_tiers=cypher
 CALL (tiers, members, exact, wide) {

@@ -142,6 +142,14 @@ class Settings(BaseSettings):
         description="auto: a tier of entity terms whose entities' mentions add up to more than "
         "this is tested by membership instead of listed (None: measured default)",
     )
+    planner_scope_exact_max: int | None = Field(
+        None,
+        ge=0,
+        le=1_000_000_000,
+        description="auto inside a scope, where the vector index cannot filter by chunk id "
+        "(5.26, an index without it): the scope ranked exactly up to this many chunks (None: "
+        "the planner's budget)",
+    )
     rank_plugin: Literal["auto", "off"] = Field(
         "auto",
         description="rank with the guidedrag.rank procedure when the server has it (auto) or never",

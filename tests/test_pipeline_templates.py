@@ -73,7 +73,14 @@ def test_every_template_and_variant_is_covered() -> None:
     """The glob is the list: every file, every declared variant (the selection files are
     test_selection_templates.py's)."""
     assert len(CASES) > 90
-    assert ("retrieve_boost", {"u_search": "index", "rank_tiers": "plugin"}) in CASES
+    assert (
+        "retrieve_boost",
+        {"u_search": "index", "rank_tiers": "plugin", "scope": "exact"},
+    ) in CASES
+    assert (
+        "retrieve_boost",
+        {"u_search": "search", "rank_tiers": "cypher", "scope": "index"},
+    ) in CASES
     assert ("load_relations", {"mode": "property", "write": "no_chunk"}) in CASES
 
 

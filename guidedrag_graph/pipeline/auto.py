@@ -10,21 +10,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from guidedrag_graph.pipeline.guarantee import guarantee_entities
+from guidedrag_graph.pipeline.request_plan import narrowed, narrowed_tiers
 from guidedrag_graph.pipeline.results import RetrievalResult
 from guidedrag_graph.retrieval import (
     AllChunks,
-    CompiledSelectionLike,
     RankedChunk,
     Ranking,
     Retriever,
 )
-from guidedrag_graph.retrieval.filters import ChunkFilter, FilteredSelection, FilteredTiers
-from guidedrag_graph.retrieval.in_scope import ScopedSelection, ScopedTiers
+from guidedrag_graph.retrieval.filters import ChunkFilter
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import EmptySelection, Selector, entity
 from guidedrag_graph.steering.policy import SteeringPolicy
@@ -62,20 +61,14 @@ def retrieve_auto(
     empty: EmptySelection | None = None
     if prepared.compiled is None:
         notes.append("auto: the semantics name no entity, so every chunk ranks by cosine")
-        universe: CompiledSelectionLike = AllChunks(schema)
-        if asked.scope is not None:  # U is the scope's chunks (and those the filter passes)
-            universe = ScopedSelection(universe, asked.scope, schema, asked.chunk_filter)
-        elif asked.chunk_filter is not None:
-            universe = FilteredSelection(universe, asked.chunk_filter, schema)
+        # U is the scope's chunks (and those the filter passes)
+        universe = narrowed(AllChunks(schema), asked.scope, asked.chunk_filter, schema)
         ranking = retriever.run(order, universe, path=asked.path)
         if asked.chunk_filter is not None and ranking.selection_size == 0:
             empty = no_chunk_passes(asked.chunk_filter)
     else:
-        tiers: Any = prepared.compiled
-        if asked.scope is not None:  # U = the scope (narrowed by the filter); tiers inside it
-            tiers = ScopedTiers(prepared.compiled, asked.scope, schema, asked.chunk_filter)
-        elif asked.chunk_filter is not None:  # U = the chunks that pass; every tier inside it
-            tiers = FilteredTiers(prepared.compiled, asked.chunk_filter, schema)
+        # U = the scope (narrowed by the filter), or the chunks that pass; every tier inside it
+        tiers = narrowed_tiers(prepared.compiled, asked.scope, asked.chunk_filter, schema)
         ranking = retriever.run(order, tiers)
         if ranking.tier_sizes.get("∩") == 0:
             notes.append(
@@ -107,11 +100,7 @@ def _with_every_entity(
         if prepared.empty is not None:
             per_entity.append([])
             continue
-        own: Any = prepared.compiled
-        if asked.scope is not None:
-            own = ScopedSelection(own, asked.scope, selector.schema, asked.chunk_filter)
-        elif asked.chunk_filter is not None:
-            own = FilteredSelection(own, asked.chunk_filter, selector.schema)
+        own = narrowed(prepared.compiled, asked.scope, asked.chunk_filter, selector.schema)
         order = retriever.order(vector, k=k, ranker="cosine", threshold=None)
         per_entity.append(retriever.run(order, own).chunks)
     chunks = guarantee_entities(ranking.chunks, per_entity, k)

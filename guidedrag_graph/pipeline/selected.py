@@ -15,10 +15,9 @@ import numpy as np
 
 from guidedrag_graph.pipeline.auto import no_chunk_passes
 from guidedrag_graph.pipeline.question import Question, Selection, default_selection
+from guidedrag_graph.pipeline.request_plan import narrowed
 from guidedrag_graph.pipeline.results import RetrievalResult
 from guidedrag_graph.retrieval import AllChunks, CompiledSelectionLike, Retriever
-from guidedrag_graph.retrieval.filters import FilteredSelection
-from guidedrag_graph.retrieval.in_scope import ScopedSelection
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import (
     Boost,
@@ -60,10 +59,8 @@ def retrieve_selection(
     else:
         compiled = AllChunks(schema)
     text = None if compiled.is_all else (expr.to_text() if expr else "(compiled)")
-    if asked.scope is not None:  # the scope (and the filter) narrow it, inside the query
-        compiled = ScopedSelection(compiled, asked.scope, schema, asked.chunk_filter)
-    elif asked.chunk_filter is not None:  # the filter narrows the selection, inside the query
-        compiled = FilteredSelection(compiled, asked.chunk_filter, schema)
+    # the scope (and the filter) narrow it, inside the query
+    compiled = narrowed(compiled, asked.scope, asked.chunk_filter, schema)
     vector = question_vector(asked, timings)
     order = retriever.order(vector, k=asked.k, ranker=asked.ranker, threshold=asked.threshold)
     ranking = retriever.run(order, compiled, steering=steering, path=asked.path)

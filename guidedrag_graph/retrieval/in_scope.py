@@ -63,6 +63,12 @@ class ScopedSelection:
         return False
 
     @property
+    def in_scope(self) -> bool:
+        """It is ranked exactly (up to the scope budget) where the index cannot filter by chunk
+        id (``plans.plan_sized`` passes it as ``facts.choose_path``'s ``scoped``)."""
+        return True
+
+    @property
     def universe(self) -> ScopedSelection:
         """Soft steering's U: every in-scope chunk (that passes the filter)."""
         from guidedrag_graph.retrieval.selections import AllChunks
@@ -85,6 +91,9 @@ class ScopedTiers(NarrowedTiers):
     schema: SchemaMapping
     chunk_filter: ChunkFilter | None = None
     SUFFIX: ClassVar[str] = "s"
+    # plans.scope_mode: the universe is a trusted scope, ranked in the index by its ids where
+    # the server can, else exactly (cypher/retrieve_boost.cypher's ``scope`` variant).
+    in_scope: ClassVar[bool] = True
 
     @property
     def universe_variable(self) -> str:

@@ -1,4 +1,4 @@
-"""The physical paths that rank a selection inside Neo4j; each returns a ``Fetched``.
+"""The physical paths that rank a selection inside Neo4j, run: each returns a ``Fetched``.
 
 * ``exact`` — ``vector.similarity.cosine`` over every selected chunk (``retrieve_exact``): exact,
   one dot product per selected chunk, so it wins for small selections;
@@ -9,7 +9,8 @@
   2026.01+, ``db.index.vector.queryNodes`` on 5.26). For a selection it is a *post-filter*:
   over-fetch from U, keep the members, widen until k are found, else fall back to exact.
 
-Every query runs in a READ transaction (``GraphContext.read``).
+Each query is planned without I/O (``retrieval/plans.py``, from ``RankFacts``); this is the
+edge that sends it. Every query runs in a READ transaction (``GraphContext.read``).
 """
 
 from __future__ import annotations
@@ -17,24 +18,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from guidedrag_graph.context import RANK_PROCEDURE, GraphContext
-from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.context import GraphContext
+from guidedrag_graph.retrieval import plans
+from guidedrag_graph.retrieval.facts import RankFacts
+from guidedrag_graph.retrieval.in_scope import ScopedSelection
 from guidedrag_graph.retrieval.planner import Planner
+from guidedrag_graph.retrieval.plans import POSTFILTER_FIRST, POSTFILTER_MAX, Query
 from guidedrag_graph.retrieval.results import Fetched
-from guidedrag_graph.retrieval.selections import CompiledSelectionLike, CompiledTiersLike
-from guidedrag_graph.templates import queries as templates
-from guidedrag_graph.vocabulary import PATHS
+from guidedrag_graph.retrieval.selections import CompiledSelectionLike
 
-# Post-filter path: first over-fetch factor over U, and the widest fetch before exact fallback.
-POSTFILTER_FIRST = 10
-POSTFILTER_MAX = 10_000
-# Filtered SEARCH asks the index for this many times fetch_k and keeps the best fetch_k: the
-# recall guard for large selections (filtered HNSW recall@5 fell to 0.93 at 10% selectivity
-# with LIMIT k; a wider LIMIT widens the graph search). Not yet measured on clustered vectors:
-# `benchmarks/planner_bench.py --clusters 200` reports recall with and without it.
-SEARCH_IN_OVERFETCH = 4
-
-_Path = Callable[[list[float], CompiledSelectionLike, dict[str, Any]], Fetched]
+__all__ = ["POSTFILTER_FIRST", "POSTFILTER_MAX", "Paths"]
 
 
 class Paths:
@@ -43,144 +36,63 @@ class Paths:
     def __init__(self, graph: GraphContext, planner: Planner) -> None:
         self.graph = graph
         self.planner = planner
-        self._paths: dict[str, _Path] = {
-            "exact": self._exact,
-            "plugin": self._plugin,
-            "search_in": self._search_in,
-            "index": self._index,
-        }
+
+    def read(self, query: Query) -> list[dict[str, Any]]:
+        """The one read of a planned query (``GraphContext.read``: logged, timed out)."""
+        rows = self.graph.read(query.cypher, query.params, name=query.name)
+        return rows if query.keep is None else rows[: query.keep]
+
+    def fetch(self, query: Query) -> Fetched:
+        """A planned query's rows, with the query they are the rows of."""
+        return Fetched.one(self.read(query), query.cypher, query.params)
 
     # ------------------------------------------------------------------ variants
     def variant(self, name: str, **chosen: str) -> dict[str, str]:
-        """``cypher/<name>.cypher``'s variants, as the context chooses them
-        (``GraphContext.variant``, the one place a server fact picks a variant)."""
-        return self.graph.variant(name, **chosen)
+        """``cypher/<name>.cypher``'s variants from this server's facts (``RankFacts.variant``,
+        the facts read once per driver)."""
+        return self.planner.planned(lambda facts: facts.variant(name, **chosen))
 
     # ------------------------------------------------------------------ U and members
     def index_query(self) -> tuple[str, dict[str, Any]]:
         """The vector index top k over every chunk (``SEARCH`` or the 5.26 procedure)."""
-        schema, settings = self.graph.schema, self.graph.settings
-        variant = self.variant("retrieve_search")
-        query = templates.query(
-            "retrieve_search",
-            schema,
-            names={"vector_index": settings.vector_index_name},
-            variant=variant,
-        )
-        extra = {"index_name": settings.vector_index_name} if variant["u_search"] == "index" else {}
-        return query, extra
+        query = self.planner.planned(lambda facts: plans.u_query(facts, [], 0, False))
+        extra = {k: v for k, v in query.params.items() if k == "index_name"}
+        return query.cypher, extra
 
     def rank_u(self, vector: list[float], fetch_k: int, with_embedding: bool) -> Fetched:
-        query, extra = self.index_query()
-        params = {
-            **extra,
-            "query_vector": vector,
-            "fetch_k": int(fetch_k),
-            "with_embedding": with_embedding,
-        }
-        return Fetched.one(self.graph.read(query, params, name="retrieve_search"), query, params)
+        query = self.planner.planned(
+            lambda facts: plans.u_query(facts, vector, fetch_k, with_embedding)
+        )
+        return self.fetch(query)
 
     def members_query(self, selection: CompiledSelectionLike) -> str:
-        return templates.query("selection_members", self.graph.schema, selection=selection.cypher)
+        return plans.members_query(self.planner.facts(), selection, []).cypher
 
     def members(self, selection: CompiledSelectionLike, candidate_ids: list[str]) -> set[str]:
         """Which of ``candidate_ids`` the selection holds (one query)."""
-        rows = self.graph.read(
-            self.members_query(selection),
-            {**selection.params, "candidate_ids": candidate_ids},
-            name="selection_members",
-        )
+        rows = self.read(plans.members_query(self.planner.facts(), selection, candidate_ids))
         return {str(r["id"]) for r in rows}
 
     def size_query(self, selection: CompiledSelectionLike) -> str:
-        return templates.query("selection_size", self.graph.schema, selection=selection.cypher)
+        return plans.size_query(self.planner.facts(), selection).cypher
 
     def size(self, selection: CompiledSelectionLike) -> int:
-        rows = self.graph.read(
-            self.size_query(selection), dict(selection.params), name="selection_size"
-        )
+        rows = self.read(plans.size_query(self.planner.facts(), selection))
         return int(rows[0]["selection_size"]) if rows else 0
 
-    def planned_query(
-        self,
-        vector: list[float],
-        selection: CompiledSelectionLike,
-        fetch_k: int,
-        with_embedding: bool,
-        exact_max: int,
-    ) -> tuple[str, dict[str, Any]]:
-        """``retrieve_planned`` (its plugin variant with the plugin): exact up to ``exact_max``
-        chunks, search_in beyond, decided by the query; and its parameters."""
-        schema = self.graph.schema
-        variant = self.variant("retrieve_planned")
-        query = templates.query(
-            "retrieve_planned",
-            schema,
-            selection=selection.cypher,
-            names={"vector_index": self.graph.settings.vector_index_name},
-            variant=variant,
-        )
-        params: dict[str, Any] = {
-            **selection.params,
-            "query_vector": vector,
-            "fetch_k": int(fetch_k),
-            "wide_k": int(fetch_k) * SEARCH_IN_OVERFETCH,
-            "exact_max": int(exact_max),
-            "with_embedding": with_embedding,
-        }
-        if variant["rank"] == "plugin":
-            params["embedding_property"] = schema.chunk_embedding
-        return query, params
-
-    def tiers_query(
-        self,
-        compiled: CompiledTiersLike,
-        vector: list[float],
-        fetch: int,
-        with_embedding: bool,
-        limit: int | None,
-        exact_max: int,
-        tier_list_max: int,
-    ) -> tuple[str, dict[str, Any]]:
-        """``retrieve_boost`` (its variants: the 5.26 index procedure, the plugin) for these
-        tiers: each tier ranked exactly up to ``exact_max`` chunks; and the query's parameters."""
-        settings, schema = self.graph.settings, self.graph.schema
-        tiers = list(compiled.tiers)
-        lists = {
-            "tiers": [t.list_variable for t in tiers],
-            "members": [t.member_variable for t in tiers],
-        }
-        params: dict[str, Any] = {
-            **compiled.params,
-            "query_vector": vector,
-            "fetch_k": fetch,
-            "u_fetch_k": fetch,
-            "wide_k": fetch * POSTFILTER_FIRST,
-            "exact_max": int(exact_max),
-            "tier_list_max": int(tier_list_max),
-            "tier_weights": [float(t.weight) for t in tiers],
-            "tier_names": [t.name or t.list_variable for t in tiers],
-            "limit": fetch if limit is None else limit,
-            "with_embedding": with_embedding,
-            # filters (retrieval/filters.py): the tier every candidate must be in, else -1
-            "universe": int(getattr(compiled, "universe", -1)),
-        }
-        variant = self.variant("retrieve_boost")
-        # With the plugin, one guidedrag.rankTiers call scores the tiers from its float32 cache
-        # (~1 µs per chunk instead of Cypher's ~45) and picks the candidates: the same ones.
-        if variant["rank_tiers"] == "plugin":
-            params["embedding_property"] = schema.chunk_embedding
-        if variant["u_search"] == "index":
-            params["index_name"] = settings.vector_index_name
-        query = templates.query(
-            "retrieve_boost",
-            schema,
-            selection=compiled.prelude,
-            names={"vector_index": settings.vector_index_name},
-            lists=lists,
-            variant=variant,
-        )
-        return query, params
+    def rank_universe(
+        self, universe: ScopedSelection, vector: list[float], fetch_k: int, emb: bool
+    ) -> Fetched:
+        """Soft steering's U inside a scope (``ScopedSelection.universe``): sized first where
+        the index cannot filter by chunk id, so that ``choose_path``'s ``scoped`` ranks it
+        exactly up to the scope budget; then ranked on the path planned for it."""
+        size = universe.universe_size
+        ran: tuple[str, ...] = ()
+        if size is None and not self.planner.plans_in_query():  # exact if it fits
+            size = self.size(universe)
+            ran = (self.size_query(universe),)
+        path = self.planner.plan(size, False, scoped=True).path
+        return self.rank(path, vector, universe, fetch_k, emb).after(ran)
 
     # ------------------------------------------------------------------ one path
     def rank(
@@ -190,87 +102,34 @@ class Paths:
         selection: CompiledSelectionLike,
         fetch_k: int,
         with_embedding: bool,
+        facts: RankFacts | None = None,
     ) -> Fetched:
         """Top ``fetch_k`` members of the selection by cosine, through ``path``."""
-        run = self._paths.get(path)
-        if run is None:
-            raise ConfigurationError(f"unknown retrieval path {path!r}; use one of {PATHS}")
-        base = {
-            **selection.params,
-            "query_vector": vector,
-            "fetch_k": int(fetch_k),
-            "with_embedding": with_embedding,
-        }
-        return run(vector, selection, base)
-
-    def _exact(
-        self, vector: list[float], selection: CompiledSelectionLike, base: dict[str, Any]
-    ) -> Fetched:
-        query = templates.query(
-            "retrieve_exact",
-            self.graph.schema,
-            selection=selection.cypher,
-            variant=self.variant("retrieve_exact", rank="cypher"),
+        query = self.planner.planned(
+            lambda known: plans.path_query(known, path, vector, selection, fetch_k, with_embedding),
+            facts,
         )
-        return Fetched.one(self.graph.read(query, base, name="retrieve_exact"), query, base)
+        return self.run(path, query, vector, selection, fetch_k, with_embedding)
 
-    def _plugin(
-        self, vector: list[float], selection: CompiledSelectionLike, base: dict[str, Any]
+    def run(
+        self,
+        path: str,
+        query: Query,
+        vector: list[float],
+        selection: CompiledSelectionLike,
+        fetch_k: int,
+        with_embedding: bool,
     ) -> Fetched:
-        if not self.graph.rank_plugin:
-            raise ConfigurationError(
-                f"path 'plugin' needs the {RANK_PROCEDURE} procedure on the server (see "
-                f"docs/plugin.md; rank_plugin={self.graph.settings.rank_plugin!r}); use 'exact'"
-            )
-        schema = self.graph.schema
-        query = templates.query(
-            "retrieve_exact",
-            schema,
-            selection=selection.cypher,
-            variant=self.variant("retrieve_exact", rank="plugin"),
-        )
-        params = {**base, "embedding_property": schema.chunk_embedding}
-        rows = self.graph.read(query, params, name="retrieve_exact")
-        return Fetched.one(rows, query, params)
-
-    def _search_in(
-        self, vector: list[float], selection: CompiledSelectionLike, base: dict[str, Any]
-    ) -> Fetched:
-        schema, settings = self.graph.schema, self.graph.settings
-        if not self.graph.server.supports_search_in_filter:
-            raise ConfigurationError(
-                f"path 'search_in' needs Neo4j 2026.06+ (this server is "
-                f"{self.graph.server.version}); use 'exact' or 'index'"
-            )
-        if self.planner.search_in_unready() is not None:
-            raise ConfigurationError(
-                f"path 'search_in' needs the vector index {settings.vector_index_name!r} to "
-                f"declare the chunk id as a filter property: recreate it WITH "
-                f"[c.{schema.chunk_id}] (`guidedrag migrate`, or `guidedrag kb adopt` on your "
-                f"own graph) or use 'exact' or 'index'"
-            )
-        query = templates.query(
-            "retrieve_search_in",
-            schema,
-            selection=selection.cypher,
-            names={"vector_index": settings.vector_index_name},
-        )
-        wide = {**base, "fetch_k": int(base["fetch_k"]) * SEARCH_IN_OVERFETCH}
-        rows = self.graph.read(query, wide, name="retrieve_search_in")
-        return Fetched.one(rows[: base["fetch_k"]], query, wide)
-
-    def _index(
-        self, vector: list[float], selection: CompiledSelectionLike, base: dict[str, Any]
-    ) -> Fetched:
-        fetch_k, with_embedding = int(base["fetch_k"]), bool(base["with_embedding"])
-        if selection.is_all:
-            return self.rank_u(vector, fetch_k, with_embedding)
+        """A planned path's query, sent; the index post-filter over a selection goes on from
+        its first query's rows (more rounds, each planned: wider, then exact)."""
+        if path != "index" or selection.is_all:
+            return self.fetch(query)
         # Post-filter: over-fetch from U, keep members, widen until fetch_k members are found.
-        want = max(fetch_k * POSTFILTER_FIRST, fetch_k)
+        want = int(query.params["fetch_k"])
         members_query = self.members_query(selection)
         ran: tuple[str, ...] = ()
         while True:
-            top = self.rank_u(vector, want, with_embedding)
+            top = self.fetch(query)
             members = self.members(selection, [str(r["id"]) for r in top.rows])
             ran += (top.cypher, members_query)
             kept = [r for r in top.rows if str(r["id"]) in members]
@@ -281,5 +140,14 @@ class Paths:
                     f"index post-filter found {len(kept)} of {fetch_k} members in the top "
                     f"{want} of U; fell back to exact cosine"
                 )
-                return self._exact(vector, selection, base).after(ran, (note,))
+                exact = plans.path_query(
+                    self.planner.facts(), "exact", vector, selection, fetch_k, with_embedding
+                )
+                return self.fetch(exact).after(ran, (note,))
             want = min(want * 4, POSTFILTER_MAX)
+            query = self.planner.planned(_u_query(vector, want, with_embedding))
+
+
+def _u_query(vector: list[float], want: int, with_embedding: bool) -> Callable[[RankFacts], Query]:
+    """U's top ``want``, to plan once the facts are known."""
+    return lambda facts: plans.u_query(facts, vector, want, with_embedding)

@@ -1,49 +1,124 @@
-"""The planner: which physical path ranks a selection of a given size on this server.
+"""The planner's edge: the facts a ranking is planned from, read from this server once.
 
-Its crossover points were measured by ``benchmarks/planner_bench.py`` (``MEASURED_EXACT_MAX``)
-and can be overridden with ``GUIDEDRAG_PLANNER_EXACT_MAX``. What it learns about the server (the
-plugin's cache budget, whether the vector index can filter by chunk id) is asked once per
-``GraphContext``; a plan that had to avoid a path says why in its notes.
+Which physical path ranks a selection of a given size is a pure rule (``facts.choose_path``,
+from plain ``RankFacts``); this module gathers those facts through ``GraphContext`` — the
+server's version and plugin procedures, the plugin's cache budget, whether the vector index can
+filter by chunk id — each asked once per driver and kept (``GraphContext.fact``), and runs a
+pure plan until it has every fact it needs (``planned``). Its crossover points were measured by
+``benchmarks/planner_bench.py`` (``MEASURED_EXACT_MAX``) and can be overridden with
+``GUIDEDRAG_PLANNER_EXACT_MAX``; a plan that had to avoid a path says why in its notes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.retrieval.facts import (
+    MEASURED_EXACT_MAX,
+    MEASURED_PLUGIN_EXACT_MAX,
+    MEASURED_TIER_LIST_MAX,
+    SCOPE_EXACT_BUDGET,
+    MissingFact,
+    Plan,
+    RankFacts,
+    choose_path,
+    exact_max_for,
+    plugin_limit,
+    scope_exact_max_for,
+    scope_in_tiers,
+)
 from guidedrag_graph.schema.presets import ELEMENT_ID
 from guidedrag_graph.templates import queries as templates
 
-# Largest selection ranked exactly, keyed by the index path the planner would use instead. Below
-# it exact cosine is both faster and exact; above it the index path is faster but loses recall
-# as the selection grows. Measured by benchmarks/planner_bench.py on both server lines; the
-# figures and how they were taken are in docs/planner.md ("Measured here").
-MEASURED_EXACT_MAX: dict[str, int] = {"search_in": 500, "index": 1_000}
-# With the rank plugin, exact ranking costs about a microsecond per selected chunk once cached,
-# less than selecting the chunk, so exact (recall 1.0) stays the default far beyond the Cypher
-# crossover (benchmarks/plugin_bench.py; figures in docs/plugin.md).
-MEASURED_PLUGIN_EXACT_MAX = 200_000
-# Under auto, a tier of entity terms whose entities' mentions add up to more than this is not
-# listed: each candidate is tested for membership instead, and the tier is ranked from U's
-# over-fetched top. Listing and ranking grow with the tier, the test does not; the crossover
-# was measured by benchmarks/tier_listing.py on a synthetic KB (docs/performance.md).
-MEASURED_TIER_LIST_MAX = 3_000
+__all__ = [
+    "MEASURED_EXACT_MAX",
+    "MEASURED_PLUGIN_EXACT_MAX",
+    "MEASURED_TIER_LIST_MAX",
+    "SCOPE_EXACT_BUDGET",
+    "Plan",
+    "Planner",
+]
 
-
-@dataclass(frozen=True)
-class Plan:
-    """The chosen path, and why another one was not (``notes``, shown in the result)."""
-
-    path: str
-    notes: tuple[str, ...] = ()
+_P = TypeVar("_P")
 
 
 class Planner:
-    """Chooses a path by selection size, server version, plugin and index declaration."""
+    """Gathers a ranking's facts from this server and plans with them (``planned``)."""
 
     def __init__(self, graph: GraphContext) -> None:
         self.graph = graph
 
+    # ------------------------------------------------------------------ facts, gathered
+    def facts(self) -> RankFacts:
+        """The facts known without a round trip: the settings', and the server's that an
+        earlier call on this driver already read. The rest is read when a plan needs it."""
+        graph, settings = self.graph, self.graph.settings
+        known: dict[str, Any] = {}
+        server = graph.known("server")
+        if server is not None:
+            known.update(
+                u_search="search" if server.supports_search_clause else "index",
+                search_in_filter=server.supports_search_in_filter,
+                server_version=str(server.version),
+            )
+        plugin = False if settings.rank_plugin == "off" else graph.known("rank_plugin")
+        if plugin is not None:
+            known["rank_plugin"] = plugin
+            tiers = False if not plugin else graph.known("rank_tiers_plugin")
+            if tiers is not None:
+                known["rank_tiers_plugin"] = tiers
+        if settings.planner_exact_max is not None:
+            known["exact_max"] = settings.planner_exact_max
+        elif server is not None and plugin is not None:
+            limit = graph.known("plugin_exact_max") if plugin else None
+            if not plugin or limit is not None:
+                known["exact_max"] = exact_max_for(None, server.supports_search_in_filter, limit)
+        if graph.schema.chunk_id == ELEMENT_ID or graph.known("search_in_ready"):
+            known["search_in_unready"] = self.search_in_unready() or ""
+        return RankFacts(
+            schema=graph.schema,
+            vector_index_name=settings.vector_index_name,
+            tier_list_max=self.tier_list_max(),
+            scope_exact_max=self.scope_exact_max(),
+            soft_boost=settings.soft_boost,
+            rank_plugin_setting=str(settings.rank_plugin),
+            **known,
+        )
+
+    def gather(self, facts: RankFacts, name: str) -> RankFacts:
+        """``facts`` with the fact ``name`` read from the server (once per driver)."""
+        graph = self.graph
+        readers: dict[str, Callable[[], dict[str, Any]]] = {
+            "u_search": lambda: {
+                "u_search": "search" if graph.server.supports_search_clause else "index"
+            },
+            "search_in_filter": lambda: {
+                "search_in_filter": graph.server.supports_search_in_filter,
+                "server_version": str(graph.server.version),
+            },
+            "rank_plugin": lambda: {"rank_plugin": graph.rank_plugin},
+            "rank_tiers_plugin": lambda: {"rank_tiers_plugin": graph.rank_tiers_plugin},
+            "exact_max": lambda: {"exact_max": self.exact_max()},
+            "search_in_unready": lambda: {"search_in_unready": self.search_in_unready() or ""},
+        }
+        if name not in readers:
+            raise MissingFact(name)
+        return facts.with_facts(**readers[name]())
+
+    def planned(self, plan: Callable[[RankFacts], _P], facts: RankFacts | None = None) -> _P:
+        """``plan(facts)``, each fact it asks for and lacks read first: facts → plan rounds
+        at the edge, so the plan itself never reads and a fact costs a round trip only when
+        some plan needs it (as when each was asked inline)."""
+        facts = facts or self.facts()
+        while True:
+            try:
+                return plan(facts)
+            except MissingFact as missing:
+                facts = self.gather(facts, missing.name)
+
+    # ------------------------------------------------------------------ the reads
     def plugin_exact_max(self) -> int:
         """The plugin's limit: the measured one, or fewer chunks if its cache holds fewer.
 
@@ -57,21 +132,19 @@ class Planner:
                 name="rank_plugin_cache",
             )
             budget = int(rows[0]["budget"]) if rows else 0
-            # VectorCache.size: floats + array + record (16 + 4·dim + 64), the map node (40) and
-            # the element-id key ("4:<uuid>:<n>", about 45 characters).
-            per_vector = 16 + 4 * self.graph.settings.embedding_dimensions + 64 + 40 + 45
-            return min(MEASURED_PLUGIN_EXACT_MAX, budget // per_vector)
+            return plugin_limit(budget, self.graph.settings.embedding_dimensions)
 
         return self.graph.fact("plugin_exact_max", ask)
 
     def exact_max(self) -> int:
         """Selections up to this size are ranked exactly; larger ones through the index."""
-        if self.graph.settings.planner_exact_max is not None:
-            return self.graph.settings.planner_exact_max
-        key = "search_in" if self.graph.server.supports_search_in_filter else "index"
-        if self.graph.rank_plugin:  # never below Cypher's own crossover, even with a tiny cache
-            return max(self.plugin_exact_max(), MEASURED_EXACT_MAX[key])
-        return MEASURED_EXACT_MAX[key]
+        override = self.graph.settings.planner_exact_max
+        if override is not None:
+            return override
+        filters = self.graph.server.supports_search_in_filter
+        # never below Cypher's own crossover, even with a tiny cache
+        plugin = self.plugin_exact_max() if self.graph.rank_plugin else None
+        return exact_max_for(None, filters, plugin)
 
     def tier_list_max(self) -> int:
         """Mentions past which a tier of entity terms is tested, not listed
@@ -80,18 +153,20 @@ class Planner:
             return self.graph.settings.planner_tier_list_max
         return MEASURED_TIER_LIST_MAX
 
-    def plan(self, selection_size: int | None, is_all: bool) -> Plan:
-        """The path for a selection of this size on this server (``None`` size: unknown)."""
-        if is_all:
-            return Plan("index")
-        if selection_size is not None and selection_size <= self.exact_max():
-            return Plan("plugin" if self.graph.rank_plugin else "exact")
-        if not self.graph.server.supports_search_in_filter:
-            return Plan("index")
-        if self.graph.schema.chunk_id == ELEMENT_ID:  # elementId chunks: nothing to declare
-            return Plan("index")
-        why = self.search_in_unready()
-        return Plan("search_in") if why is None else Plan("index", (why,))
+    def scope_exact_max(self) -> int:
+        """How many in-scope chunks are ranked exactly in Cypher where the index cannot filter
+        by chunk id (``GUIDEDRAG_PLANNER_SCOPE_EXACT_MAX``, else ``SCOPE_EXACT_BUDGET``)."""
+        settings = self.graph.settings
+        return scope_exact_max_for(settings.planner_scope_exact_max, settings.planner_exact_max)
+
+    def scope_in_tiers(self) -> str:
+        """How auto's tiers reach a scope's chunks on this server (``facts.scope_in_tiers``)."""
+        return self.planned(scope_in_tiers)
+
+    def plan(self, selection_size: int | None, is_all: bool, *, scoped: bool = False) -> Plan:
+        """The path for a selection of this size on this server (``None`` size: unknown;
+        ``scoped``: kept to a trusted scope, ``facts.choose_path``)."""
+        return self.planned(lambda facts: choose_path(selection_size, is_all, facts, scoped=scoped))
 
     def plans_in_query(self) -> bool:
         """Whether the choice between exact and search_in can be made inside the ranking query

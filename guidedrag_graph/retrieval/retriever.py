@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -26,7 +26,15 @@ from guidedrag_graph.context import GraphContext
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.retrieval.ordering import RankOrder, floats, ranker_named
 from guidedrag_graph.retrieval.paths import Paths
-from guidedrag_graph.retrieval.planner import Plan, Planner
+from guidedrag_graph.retrieval.planner import Planner
+from guidedrag_graph.retrieval.plans import (
+    Query,
+    RankPlan,
+    plan_ranking,
+    plan_sized,
+    plan_tiers,
+    scope_notes,
+)
 from guidedrag_graph.retrieval.results import Fetched, RankedChunk, Ranking
 from guidedrag_graph.retrieval.selections import (
     AllChunks,
@@ -49,17 +57,6 @@ class _Candidates:
     def scored(cls, chunks: list[RankedChunk], fetched: Fetched) -> _Candidates:
         """Hard steering: ordered by their own score."""
         return cls(chunks, [c.score for c in chunks], fetched)
-
-
-@dataclass(frozen=True)
-class _Fetch:
-    """What one ranking asks of a path: which, the query vector, how many, and whether the
-    candidates' vectors come back too (MMR needs them)."""
-
-    path: str
-    vector: list[float]
-    k: int
-    with_embedding: bool
 
 
 @dataclass(frozen=True)
@@ -161,29 +158,59 @@ class Retriever:
     ) -> Ranking:
         """THE ranking entry: a compiled ``boost(...)`` or ``auto``'s tiers rank every chunk
         with their boosts (``steering`` is then ``auto``); any other selection ranks hard (only
-        inside it) or soft (boosted over U). ``limit``: tiers only (calibration)."""
-        if getattr(selection, "is_boost", False):
-            return self._rank_tiers(order, selection, limit)  # type: ignore[arg-type]
-        selection = selection or AllChunks(self.graph.schema)
-        plain: CompiledSelectionLike = selection  # type: ignore[assignment]
-        planned = path is None and selection_size is None and steering == "hard"
-        if planned and not plain.is_all and self.planner.plans_in_query():
-            return self._rank_planned(order, plain)
-        sized = self._size(plain, selection_size)
-        plan = Plan(path) if path else self.planner.plan(sized.size, plain.is_all)
-        chosen = plan.path
-        if plain.is_all and chosen != "index":
-            chosen = chosen if chosen in ("exact", "plugin") else "index"
+        inside it) or soft (boosted over U). ``limit``: tiers only (calibration).
 
+        Planned without I/O (``plans.plan_ranking``, from the server's ``RankFacts``), then
+        ``execute``d."""
+        selection = selection or AllChunks(self.graph.schema)
+        plan = self.planner.planned(
+            lambda facts: plan_ranking(
+                order,
+                selection,
+                facts,
+                steering=steering,
+                path=path,
+                selection_size=selection_size,
+                limit=limit,
+            )
+        )
+        return self.execute(order, plan, selection, limit=limit)
+
+    def execute(
+        self,
+        order: RankOrder,
+        plan: RankPlan,
+        selection: CompiledSelectionLike | CompiledTiersLike,
+        *,
+        limit: int | None = None,
+    ) -> Ranking:
+        """A planned ranking (``plans.plan_ranking``) sent: its query, then, for a ``sized``
+        plan, the second round planned from the size it read (``plans.plan_sized``)."""
+        first, plain = plan.query, cast(CompiledSelectionLike, selection)
+        assert first is not None or plan.path not in ("boost", "planned", "sized")
+        if plan.path == "boost":
+            return self._rank_tiers(order, plan, limit)
+        if plan.path == "planned":
+            return self._rank_planned(order, first)  # type: ignore[arg-type]
+        sized = _Size(None if plain.is_all else plan.size)
+        if plan.path == "sized" and first is not None:
+            started = time.perf_counter()
+            size = int(rows[0]["selection_size"]) if (rows := self.paths.read(first)) else 0
+            sized = _Size(size, {"selection_size": time.perf_counter() - started}, (first.cypher,))
+            steering, path = plan.steering, plan.extra.get("path")
+            plan = self.planner.planned(
+                lambda facts: plan_sized(
+                    order, plain, facts, steering=steering, path=path, size=size
+                )
+            )
         started = time.perf_counter()
-        request = _Fetch(chosen, order.vector, order.fetch, order.with_embedding)
-        found = self._candidates(request, plain, sized.size, steering)
+        found = self._candidates(order, plan, plain)
         ranked_s = time.perf_counter() - started
         return order.ranking(
             found.chunks,
             found.relevance,
-            path=chosen,
-            steering="hard" if plain.is_all else steering,
+            path=plan.path,
+            steering=plan.steering,
             size=sized.size,
             cypher=found.fetched.cypher,
             params=found.fetched.params,
@@ -192,15 +219,11 @@ class Retriever:
             notes=list(plan.notes + found.fetched.notes),
         )
 
-    def _rank_planned(self, order: RankOrder, selection: CompiledSelectionLike) -> Ranking:
+    def _rank_planned(self, order: RankOrder, query: Query) -> Ranking:
         """Hard steering in ONE round trip: the query sizes the selection and picks exact or
-        search_in itself (``Planner.plans_in_query``); the size comes back with the ranking."""
-        exact_max = self.planner.exact_max()
-        query, params = self.paths.planned_query(
-            order.vector, selection, order.fetch, order.with_embedding, exact_max
-        )
+        search_in itself (``plans.plans_in_query``); the size comes back with the ranking."""
         started = time.perf_counter()
-        rows = self.graph.read(query, params, name="retrieve_planned")
+        rows = self.paths.read(query)
         ranked_s = time.perf_counter() - started
         size = int(rows[0]["selection_size"]) if rows else 0
         found = [r for r in rows if r["id"] is not None]
@@ -214,68 +237,57 @@ class Retriever:
             path=chosen,
             steering="hard",
             size=size,
-            cypher=query,
-            params=params,
+            cypher=query.cypher,
+            params=query.params,
             timings={"ranking": ranked_s},
-            queries=[query],
+            queries=[query.cypher],
         )
 
     def _candidates(
-        self, request: _Fetch, selection: CompiledSelectionLike, size: int | None, steering: str
+        self, order: RankOrder, plan: RankPlan, selection: CompiledSelectionLike
     ) -> _Candidates:
-        """The selection's top ``k`` through the path (hard), or merged with U's (soft)."""
-        if steering == "soft" and not selection.is_all:
-            return self._soft(request, selection, size)
-        fetched = self.paths.rank(
-            request.path, request.vector, selection, request.k, request.with_embedding
+        """The selection's top ``k`` through the planned path (hard), or merged with U's
+        (soft)."""
+        if plan.steering == "soft" and not selection.is_all:
+            return self._soft(order, selection, plan)
+        assert plan.query is not None
+        fetched = self.paths.run(
+            plan.path, plan.query, order.vector, selection, order.fetch, order.with_embedding
         )
         in_selection = None if selection.is_all else True
         return _Candidates.scored(
             [RankedChunk.from_row(r, in_selection) for r in fetched.rows], fetched
         )
 
-    def _size(self, selection: CompiledSelectionLike, known: int | None) -> _Size:
-        """The selection's size: unknown for U, the caller's if given, else one count query."""
-        if selection.is_all:
-            return _Size(None)
-        if known is not None:
-            return _Size(known)
-        started = time.perf_counter()
-        size = self.paths.size(selection)
-        return _Size(
-            size,
-            {"selection_size": time.perf_counter() - started},
-            (self.paths.size_query(selection),),
-        )
-
     def _soft(
-        self, request: _Fetch, selection: CompiledSelectionLike, size: int | None
+        self, order: RankOrder, selection: CompiledSelectionLike, plan: RankPlan
     ) -> _Candidates:
         """Rank over U with members boosted by β: top of the selection ∪ top of U, re-scored.
 
         Non-members are drawn from U's top ``2·fetch``; members outside the selection's top
         ``fetch`` cannot reach the top k (the boost is uniform), so the merge is exact whenever U's
-        top ``2·fetch`` holds ``fetch`` non-members (noted otherwise).
+        top ``2·fetch`` holds ``fetch`` non-members (noted otherwise). Each further read (U's
+        top, the members among it) is its own planned round.
         """
         beta = self.graph.settings.soft_boost
         path, vector, fetch, with_embedding = (
-            request.path,
-            request.vector,
-            request.k,
-            request.with_embedding,
+            plan.path,
+            order.vector,
+            order.fetch,
+            order.with_embedding,
         )
+        size = plan.size
         ran: tuple[str, ...] = ()
         notes: tuple[str, ...] = ()
         selected_rows: list[dict[str, Any]] = []
-        if size != 0:
-            inside = self.paths.rank(path, vector, selection, fetch, with_embedding)
+        if plan.query is not None:  # an empty selection (size 0) sends nothing for itself
+            inside = self.paths.run(path, plan.query, vector, selection, fetch, with_embedding)
             selected_rows, ran, notes = inside.rows, inside.queries, inside.notes
         universe = getattr(selection, "universe", None)  # a scope's U (retrieval/in_scope.py)
         if universe is None:
             top = self.paths.rank_u(vector, 2 * fetch, with_embedding)
         else:
-            plan = self.planner.plan(universe.universe_size, False)
-            top = self.paths.rank(plan.path, vector, universe, 2 * fetch, with_embedding)
+            top = self.paths.rank_universe(universe, vector, 2 * fetch, with_embedding)
         ran += top.queries
         u_ids = [str(r["id"]) for r in top.rows]
         members = {str(r["id"]) for r in selected_rows}
@@ -325,25 +337,20 @@ class Retriever:
             fetch_k=fetch_k,
             mmr_lambda=mmr_lambda,
         )
-        return self._rank_tiers(order, compiled, limit)
+        plan = self.planner.planned(lambda facts: plan_tiers(order, compiled, facts, limit))
+        return self._rank_tiers(order, plan, limit)
 
-    def _rank_tiers(
-        self, order: RankOrder, compiled: CompiledTiersLike, limit: int | None = None
-    ) -> Ranking:
-        query, params = self.paths.tiers_query(
-            compiled,
-            order.vector,
-            order.fetch,
-            order.with_embedding,
-            limit,
-            self.planner.exact_max(),
-            self.planner.tier_list_max(),
-        )
+    def _rank_tiers(self, order: RankOrder, plan: RankPlan, limit: int | None = None) -> Ranking:
+        """auto's tiers (or a compiled boost), ranked by their one planned ``retrieve_boost``;
+        inside a scope, its notes say how U was ranked (``plans.scope_notes``)."""
+        planned = cast(Query, plan.query)
+        query, params = planned.cypher, planned.params
         started = time.perf_counter()
-        rows = self.graph.read(query, params, name="retrieve_boost")
+        rows = self.paths.read(planned)
         timings = {"ranking": time.perf_counter() - started}
         sizes = [int(x) for x in rows[0]["tier_sizes"]] if rows else []
         names = params["tier_names"]
+        notes = scope_notes(plan.extra.get("scope", "unscoped"), params, sizes)
         candidates = [
             RankedChunk.from_row(r, None, tiers=tuple(names[i] for i in r["member_of"]))
             for r in rows
@@ -360,6 +367,7 @@ class Retriever:
             queries=[query],
             tier_sizes=dict(zip(names, sizes, strict=False)),
             keep=limit,
+            notes=notes,
         )
 
 

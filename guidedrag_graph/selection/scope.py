@@ -27,11 +27,16 @@ from functools import cached_property
 from typing import Any, Union
 
 from guidedrag_graph.errors import ConfigurationError, SelectionError
+from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.chunk_filters import ChunkFilter, FilterError, compile_filter
+from guidedrag_graph.selection.compiled_forms import CompiledPlan
+from guidedrag_graph.selection.compiler import compile_plan
 from guidedrag_graph.selection.json_form import from_json
 from guidedrag_graph.selection.limits import CEILING, Limits, check
 from guidedrag_graph.selection.parser import parse
+from guidedrag_graph.selection.primitives import Resolved
+from guidedrag_graph.templates import queries as T
 
 # The one variable a scope's prelude binds: the list of in-scope chunk nodes.
 SCOPE_VARIABLE = "scope_u"
@@ -262,3 +267,37 @@ class CompiledScope:
         """What an abstention says when the scope holds nothing: that, and not the scope's
         terms (``reason`` keeps them for the operator: logs, ``guidedrag select --scope``)."""
         return "the scope this deployment set holds no chunk; nothing can be retrieved in it"
+
+
+def scope_prelude(
+    expr: A.Expr,
+    resolved: Mapping[A.Expr, Resolved],
+    schema: SchemaMapping,
+    *,
+    hop_cap: int,
+    chunk_filter: ChunkFilter | None = None,
+) -> tuple[CompiledPlan, str, dict[str, Any]]:
+    """A scope's prelude (``cypher/scope.cypher``: binds ``scope_u``) and its ``scp_*``
+    parameters, from what its leaves resolved to — no I/O: ``Selector.scope`` resolves the
+    names, checks the cost of the compiled plan (returned first) and reads the size."""
+    plan = compile_plan(
+        expr,
+        resolved,
+        schema,
+        hop_cap=hop_cap,
+        param_prefix=SCOPE_PARAM_PREFIX,
+        group_documents=True,
+    )
+    names, params = plan.names(), dict(plan.params)
+    narrowed = ""
+    if chunk_filter is not None:  # the selection's chunks that pass the property filter
+        narrowed = chunk_filter.tier(schema, names["s"], SCOPE_FILTERED) + "\n"
+        names, params = {**names, "s": SCOPE_FILTERED}, {**params, **chunk_filter.params}
+    prelude = (
+        T.fragment("scope", "open", schema)
+        + "\n"
+        + plan.body
+        + narrowed
+        + T.fragment("scope", "close", schema, variables=names)
+    )
+    return plan, prelude, params

@@ -33,11 +33,10 @@ from guidedrag_graph.selection.primitives import Resolved
 from guidedrag_graph.selection.resolution import EmptyKind, EmptySelection, Resolution
 from guidedrag_graph.selection.resolver import Resolver
 from guidedrag_graph.selection.scope import (
-    SCOPE_FILTERED,
-    SCOPE_PARAM_PREFIX,
     SCOPE_VARIABLE,
     CompiledScope,
     Scope,
+    scope_prelude,
 )
 from guidedrag_graph.templates import queries as T
 
@@ -185,27 +184,10 @@ class Selector:
         empty = static_empty(expr, res.reasons)
         if empty is not None:
             return CompiledScope(scope, "", empty=True, reason=empty.message)
-        plan = compile_plan(
-            expr,
-            resolved,
-            self.schema,
-            hop_cap=self.settings.hop_cap,
-            param_prefix=SCOPE_PARAM_PREFIX,
-            group_documents=True,
+        plan, prelude, params = scope_prelude(
+            expr, resolved, self.schema, hop_cap=self.settings.hop_cap, chunk_filter=chunk_filter
         )
         check_cost(self.settings, expr, resolved, self.resolver.cost_stats, plan)
-        names, params = plan.names(), dict(plan.params)
-        narrowed = ""
-        if chunk_filter is not None:  # the selection's chunks that pass the property filter
-            narrowed = chunk_filter.tier(self.schema, names["s"], SCOPE_FILTERED) + "\n"
-            names, params = {**names, "s": SCOPE_FILTERED}, {**params, **chunk_filter.params}
-        prelude = (
-            T.fragment("scope", "open", self.schema)
-            + "\n"
-            + plan.body
-            + narrowed
-            + T.fragment("scope", "close", self.schema, variables=names)
-        )
         return self._sized(scope, prelude, params)
 
     def _sized(self, scope: Scope, prelude: str, params: dict[str, Any]) -> CompiledScope:

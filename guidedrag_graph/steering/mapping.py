@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from guidedrag_graph.schema.presets import relation_type_name
-from guidedrag_graph.selection import Expr, all_, entity, hop, khop, near
+from guidedrag_graph.selection.nodes import Expr, all_, entity, hop, khop, near
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.vocabulary import Steering
 

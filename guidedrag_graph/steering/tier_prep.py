@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from guidedrag_graph.selection import EmptySelection, Expr, Selector
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.compiled_forms import CompiledSelection
-from guidedrag_graph.selection.compiler import compile_plan
 from guidedrag_graph.selection.cost import check_cost
 from guidedrag_graph.selection.primitives import Resolved
 from guidedrag_graph.steering.tiers import AutoPlan
@@ -61,14 +60,13 @@ def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
     kept: PreparedTiers | None = cache.get(key)
     if kept is not None:
         return kept
-    compiled = compile_plan(
-        expr,
+    compiled = plan.compiled(
         resolved,
         selector.schema,
         hop_cap=selector.settings.hop_cap,
-        by_entities=True,
         walk=selector.graph.variant("select_mentioned")["walk"],
     )
+    assert compiled is not None  # the plan has tiers (checked above)
     check_cost(
         selector.settings,
         expr,

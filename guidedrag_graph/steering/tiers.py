@@ -26,14 +26,17 @@ re-order close calls. A zero weight drops the tier from the query.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property, lru_cache, reduce
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from guidedrag_graph.schema.presets import relation_type_name
-from guidedrag_graph.selection import Expr, entity, hop, khop, near
-from guidedrag_graph.selection.nodes import Boost, Tier
+from guidedrag_graph.schema.presets import SchemaMapping, relation_type_name
+from guidedrag_graph.selection.compiled_forms import CompiledPlan
+from guidedrag_graph.selection.compiler import compile_plan
+from guidedrag_graph.selection.nodes import Boost, Expr, Tier, entity, hop, khop, near
+from guidedrag_graph.selection.primitives import Resolved
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.mapping import Configuration, configuration_of
 
@@ -119,6 +122,23 @@ class AutoPlan:
         """The DSL text: ``boost(entity('x'): 0.3, near('x'): 0.05)``, or ``all()``."""
         expr = self.boost()
         return "all()" if expr is None else expr.to_text()
+
+    def compiled(
+        self,
+        resolved: Mapping[Expr, Resolved],
+        schema: SchemaMapping,
+        *,
+        hop_cap: int,
+        walk: str = "cypher",
+    ) -> CompiledPlan | None:
+        """The tiers compiled into ONE body from what their leaves resolved to (None: no tier,
+        U ranks by cosine); its entity-only tiers listed only when that pays (``by_entities``),
+        walked by the plugin's functions or Cypher (``walk``). No I/O: ``prepare_tiers``
+        resolves the names and checks the cost around it."""
+        expr = self.boost()
+        if expr is None:
+            return None
+        return compile_plan(expr, resolved, schema, hop_cap=hop_cap, by_entities=True, walk=walk)
 
 
 def _union(exprs: list[Expr]) -> Expr:
