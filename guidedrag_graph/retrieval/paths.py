@@ -177,10 +177,13 @@ class Paths:
             params["embedding_property"] = schema.chunk_embedding
         if variant["u_search"] == "index":
             params["index_name"] = settings.vector_index_name
+        prelude = compiled.prelude
+        if scope == "property":  # U's SEARCH filtered by the scope's own predicate
+            prelude = f"{prelude}\n{self.scope_search(compiled)}"
         query = templates.query(
             "retrieve_boost",
             schema,
-            selection=compiled.prelude,
+            selection=prelude,
             names={"vector_index": settings.vector_index_name},
             lists=lists,
             variant=variant,
@@ -189,11 +192,20 @@ class Paths:
 
     def scope_mode(self, compiled: CompiledTiersLike) -> str:
         """``retrieve_boost``'s ``scope`` variant for these tiers: ``Planner.scope_in_tiers``
-        when they rank inside a trusted scope (``ScopedTiers``), else ``unscoped`` (the
-        template's default variant, ``none``)."""
+        when they rank inside a trusted scope (``ScopedTiers``; ``property`` where its universe
+        is a predicate the index's SEARCH takes), else ``unscoped`` (the template's default
+        variant, ``none``)."""
         if not getattr(compiled, "in_scope", False):
             return "unscoped"
-        return self.planner.scope_in_tiers()
+        return self.planner.scope_in_tiers(getattr(compiled, "search_properties", None))
+
+    def scope_search(self, compiled: Any) -> str:
+        """``cypher/scope_search.cypher`` around the universe's predicate: binds ``scope_top``,
+        the index's top ``$wide_k`` chunks that pass it (``ScopedTiers.search_predicate``)."""
+        schema, names = self.graph.schema, {"vector_index": self.graph.settings.vector_index_name}
+        head = templates.fragment("scope_search", "open", schema, names=names)
+        tail = templates.fragment("scope_search", "close", schema, names=names)
+        return f"{head} {compiled.search_predicate()}\n{tail}"
 
     # ------------------------------------------------------------------ one path
     def rank(

@@ -9,6 +9,7 @@ plugin's cache budget, whether the vector index can filter by chunk id) is asked
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.schema.presets import ELEMENT_ID
@@ -94,10 +95,19 @@ class Planner:
             return self.graph.settings.planner_scope_exact_max
         return max(SCOPE_EXACT_BUDGET, self.graph.settings.planner_exact_max or 0)
 
-    def scope_in_tiers(self) -> str:
+    def scope_in_tiers(self, properties: frozenset[str] | None = None) -> str:
         """How auto's tiers reach a scope's chunks (``retrieve_boost``'s ``scope`` variant):
-        ``index``, a SEARCH filtered by the scope's chunk ids where the index can filter by
-        them; else ``exact``, the scope ranked by Cypher's cosine up to ``scope_exact_max``."""
+        ``property``, a SEARCH filtered by the scope's own property predicate where it is one
+        the SEARCH takes (``properties``: ``retrieval/scope_predicate.py``) on properties the
+        index declares; ``index``, a SEARCH filtered by the scope's chunk ids where the index
+        can filter by them; else ``exact``, the scope ranked by Cypher's cosine up to
+        ``scope_exact_max``."""
+        if (
+            properties
+            and self.graph.server.supports_search_in_filter
+            and properties <= self.vector_filter_properties()
+        ):
+            return "property"
         if self.graph.server.supports_search_clause and self.plans_in_query():
             return "index"
         return "exact"
@@ -132,6 +142,21 @@ class Planner:
         selection's size first and picks the path here, as before."""
         return self.graph.server.supports_search_in_filter and self.search_in_unready() is None
 
+    def vector_filter_properties(self) -> frozenset[str]:
+        """The chunk properties the vector index declares as filter properties (``WITH [c.p,
+        ...]``; none if it indexes another label), asked once per ``GraphContext``."""
+
+        def ask() -> frozenset[str]:
+            rows = self.graph.read(
+                templates.query("vector_index_filters", self.graph.schema),
+                {"index_name": self.graph.settings.vector_index_name},
+                name="vector_index_filters",
+            )
+            declared, labels = _declared(rows)
+            return frozenset(declared) if self.graph.schema.chunk_label in labels else frozenset()
+
+        return self.graph.fact("vector_filter_properties", ask)
+
     def search_in_unready(self) -> str | None:
         """Why a filtered ``SEARCH`` cannot run (None: the vector index declares the chunk id
         as a filter property, ``WITH [c.id]``).
@@ -151,13 +176,7 @@ class Planner:
             {"index_name": index},
             name="vector_index_filters",
         )
-        declared: set[str] = set()
-        labels: list[str] = []
-        for row in rows:
-            labels = [str(x) for x in row.get("labels") or []]
-            declared.update(str(p) for p in (row.get("properties") or [])[1:])
-            config = (row.get("options") or {}).get("indexConfig") or {}
-            declared.update(str(p) for p in config.get("vector.filterable_properties") or [])
+        declared, labels = _declared(rows)
         if schema.chunk_id in declared and schema.chunk_label in labels:
             self.graph.remember("search_in_ready", True)
             return None
@@ -185,3 +204,15 @@ def scope_partial(size: int | None, budget: int) -> str:
         "over-fetched top over the whole KB: recall may be partial (Neo4j 2026.06+ with the "
         "index declared WITH [c.id], `guidedrag migrate`, ranks it in the index)"
     )
+
+
+def _declared(rows: list[dict[str, Any]]) -> tuple[set[str], list[str]]:
+    """``vector_index_filters``' rows: the declared filter properties and the index's labels."""
+    declared: set[str] = set()
+    labels: list[str] = []
+    for row in rows:
+        labels = [str(x) for x in row.get("labels") or []]
+        declared.update(str(p) for p in (row.get("properties") or [])[1:])
+        config = (row.get("options") or {}).get("indexConfig") or {}
+        declared.update(str(p) for p in config.get("vector.filterable_properties") or [])
+    return declared, labels
