@@ -42,6 +42,8 @@ BY_IDS = "the SEARCH filtered by their ids"
         ({"$and": [{"year": {"$gt": 1}}, {"year": {"$gte": 2}}]}, None),  # two lower bounds
         ({"$and": [{"tenant": "a"}, {"tenant": "b"}]}, None),  # two exact values
         ({"$or": [{"tenant": "a"}, {"tenant": "b"}]}, None),
+        ({"$or": [{"tenant": "a"}, {"year": 1}]}, None),
+        ({"year": 1, "$or": [{"tenant": "a"}]}, None),
         ({"tenant": {"$ne": "a"}}, None),
         ({"tenant": {"$nin": ["a"]}}, None),
         ({"title": {"$like": "Eu%"}}, None),
@@ -120,7 +122,8 @@ def test_a_predicate_the_search_cannot_take_keeps_the_id_list_path(
     snap = snapshot(sample_db, rag.settings.neo4j_database, PRESETS["guidedrag"])
     scope, among = _scope(0, SIZES[1])
     docs = scope["filters"]["document_id"]["$in"]
-    widened = {"filters": {"$or": [{"document_id": {"$in": docs}}, {"document_id": "none"}]}}
+    # the same chunks (no chunk has the id "none"), through an $or the SEARCH refuses
+    widened = {"filters": {"$or": [{"document_id": {"$in": docs}}, {"id": "none"}]}}
     result, want = _auto(rag, widened, 0, snap, among)
     assert [c.id for c in result.chunks] == want
     assert any(BY_IDS in n for n in result.notes), result.notes
