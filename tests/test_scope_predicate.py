@@ -26,6 +26,7 @@ from guidedrag_graph.selection.evaluator import evaluate_tiers
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.tiers import plan_auto
 from guidedrag_graph.testing.retrieval_conformance import snapshot
+from tests.conftest import wipe
 from tests.test_scope_index import EXACT_MAX, INDEX_WITH_ID, QUESTIONS, SIZES, _exact_top, _scope
 
 INDEX_WITH_DOCUMENT = INDEX_WITH_ID.replace("WITH [c.id]", "WITH [c.id, c.document_id]")
@@ -64,7 +65,10 @@ def tuned(settings: Settings) -> Settings:
 @pytest.fixture
 def declared(sample_db: Driver, tuned: Settings) -> Iterator[GuidedRAG]:
     """The sample KB's chunk index recreated WITH [c.id, c.document_id], seen through a new
-    driver (server facts are kept per driver); put back as V0005 makes it afterwards."""
+    driver (server facts are kept per driver). Afterwards the database is wiped, so the next
+    sample_db reader reloads the KB as it was: an index recreated over loaded chunks has the
+    same declaration but another HNSW graph, and ``test_scope_index``'s filtered-SEARCH rows
+    differ on it (seen: its bare auto at 300 chunks, the 5th id)."""
     sample_db.execute_query("DROP INDEX chunk_embedding IF EXISTS")
     sample_db.execute_query(INDEX_WITH_DOCUMENT)
     sample_db.execute_query("CALL db.awaitIndexes(300)")
@@ -74,9 +78,7 @@ def declared(sample_db: Driver, tuned: Settings) -> Iterator[GuidedRAG]:
             yield pipeline
     finally:
         fresh.close()
-        sample_db.execute_query("DROP INDEX chunk_embedding IF EXISTS")
-        sample_db.execute_query(INDEX_WITH_ID)
-        sample_db.execute_query("CALL db.awaitIndexes(300)")
+        wipe(sample_db)
 
 
 def _auto(rag: GuidedRAG, scope: dict[str, Any], question: int, snap: Any, among: set[str]):
