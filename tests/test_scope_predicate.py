@@ -30,7 +30,7 @@ from tests.conftest import wipe
 from tests.test_scope_index import EXACT_MAX, INDEX_WITH_ID, QUESTIONS, SIZES, _exact_top, _scope
 
 INDEX_WITH_DOCUMENT = INDEX_WITH_ID.replace("WITH [c.id]", "WITH [c.id, c.document_id]")
-BY_PREDICATE = "SEARCH filtered by the scope's property predicate"
+BY_PREDICATE = "the SEARCH filtered by its property predicate"
 BY_IDS = "the SEARCH filtered by their ids"
 
 
@@ -145,3 +145,43 @@ def test_a_scope_on_an_undeclared_property_takes_the_id_list_path(
             assert [c.id for c in result.chunks] == want, (size, result.notes)
             assert any(BY_IDS in n for n in result.notes), result.notes
             assert "c.`document_id` IN $scpf_0 LIMIT" not in result.cypher
+
+
+def _filtered(rag: GuidedRAG, filters: dict[str, Any], question: int, snap: Any, among: set[str]):
+    """auto with the question's entities and a request filter (no scope); numpy's ids for it."""
+    query = np.random.default_rng(question).normal(size=384)
+    semantics = Semantics(entities=QUESTIONS[question].semantics.entities)
+    expr = plan_auto(semantics, rag.policy.tier_weights(semantics)).boost()
+    assert expr is not None
+    tiers = evaluate_tiers(expr, snap.graph, hop_cap=rag.settings.hop_cap)
+    boosts = {c: w for c, (w, _) in tiers.items()}
+    result = rag.retrieve(
+        "q",
+        semantics=semantics,
+        k=5,
+        query_vector=[float(x) for x in query],
+        link=False,
+        filters=filters,
+    )
+    return result, _exact_top(snap, query, boosts, among)
+
+
+@pytest.mark.neo4j
+def test_request_filters_without_a_scope_rank_u_inside_the_filter(
+    declared: GuidedRAG, tuned: Settings, sample_db: Driver
+) -> None:
+    """Before, auto's U under a request filter came from the index's top over the whole KB,
+    kept to the filter: a filter holding a small part of the KB lost its top k. Now it is
+    ranked like a scope: by its predicate in the SEARCH where the index declares its property
+    (``declared``), by the ids of the chunks that pass where it declares only c.id."""
+    snap = snapshot(sample_db, tuned.neo4j_database, PRESETS["guidedrag"])
+    with GuidedRAG(tuned, driver=sample_db) as by_ids:
+        for question in range(len(QUESTIONS)):
+            for size in SIZES:
+                scope, among = _scope(question, size)
+                for rag, note in ((declared, BY_PREDICATE), (by_ids, BY_IDS)):
+                    result, want = _filtered(rag, scope["filters"], question, snap, among)
+                    assert [c.id for c in result.chunks] == want, (question, size, result.notes)
+                    assert any(n.startswith("filters:") and note in n for n in result.notes), (
+                        result.notes
+                    )

@@ -155,22 +155,30 @@ class ScopedTiers(NarrowedTiers):
         return parts[0] if len(parts) == 1 else " AND ".join(f"({p})" for p in parts)
 
 
-def scope_notes(mode: str, params: dict[str, Any], sizes: list[int]) -> list[str]:
+def scope_notes(
+    mode: str, params: dict[str, Any], sizes: list[int], what: str = "scope"
+) -> list[str]:
     """What auto's ranking inside a scope says about how its universe was ranked (``mode``:
     ``Paths.scope_mode``; ``params``/``sizes``: the tiers query's parameters and tier sizes):
     exactly, or in the vector index by the scope's ids, or (the scope past every exact budget
     and no filtered SEARCH: its part comes from the index's top over the KB) that recall may be
-    partial. Nothing for an unscoped ranking."""
+    partial. Nothing for an unscoped ranking. ``what``: ``scope``, or ``filters`` for a
+    request's filter without a scope (``FilteredTiers``), ranked the same way."""
     at = int(params["universe"])
     if mode == "unscoped" or not 0 <= at < len(sizes):
         return []
-    size, exact_max = sizes[at], int(params["exact_max"])
+    notes = _notes(mode, params, sizes[at])
+    return notes if what == "scope" else [n.replace("scope", what, 1) for n in notes]
+
+
+def _notes(mode: str, params: dict[str, Any], size: int) -> list[str]:
+    exact_max = int(params["exact_max"])
     if mode == "property":
         if size <= exact_max:
             return [f"scope: its {size} chunks ranked exactly"]
         return [
-            f"scope: its {size} chunks ranked in the vector index, the SEARCH filtered by the "
-            "scope's property predicate (one query, no id list)"
+            f"scope: its {size} chunks ranked in the vector index, the SEARCH filtered by "
+            "its property predicate (one query, no id list)"
         ]
     if mode == "index":
         if size <= exact_max:

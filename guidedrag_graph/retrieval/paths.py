@@ -195,7 +195,7 @@ class Paths:
         when they rank inside a trusted scope (``ScopedTiers``; ``property`` where its universe
         is a predicate the index's SEARCH takes), else ``unscoped`` (the template's default
         variant, ``none``)."""
-        if not getattr(compiled, "in_scope", False):
+        if not getattr(compiled, "in_scope", False) and not getattr(compiled, "filtered", False):
             return "unscoped"
         return self.planner.scope_in_tiers(getattr(compiled, "search_properties", None))
 
