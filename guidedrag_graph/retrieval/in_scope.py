@@ -156,18 +156,19 @@ class ScopedTiers(NarrowedTiers):
 
 
 def scope_notes(
-    mode: str, params: dict[str, Any], sizes: list[int], what: str = "scope"
+    mode: str, params: dict[str, Any], sizes: list[int], compiled: Any = None
 ) -> list[str]:
     """What auto's ranking inside a scope says about how its universe was ranked (``mode``:
     ``Paths.scope_mode``; ``params``/``sizes``: the tiers query's parameters and tier sizes):
     exactly, or in the vector index by the scope's ids, or (the scope past every exact budget
     and no filtered SEARCH: its part comes from the index's top over the KB) that recall may be
-    partial. Nothing for an unscoped ranking. ``what``: ``scope``, or ``filters`` for a
-    request's filter without a scope (``FilteredTiers``), ranked the same way."""
+    partial. Nothing for an unscoped ranking. ``compiled``: the tiers; a request's filter
+    without a scope (``FilteredTiers``) is ranked the same way, its notes start ``filters:``."""
     at = int(params["universe"])
     if mode == "unscoped" or not 0 <= at < len(sizes):
         return []
     notes = _notes(mode, params, sizes[at])
+    what = "filters" if getattr(compiled, "filtered", False) else "scope"
     return notes if what == "scope" else [n.replace("scope", what, 1) for n in notes]
 
 

@@ -350,8 +350,7 @@ class Retriever:
         timings = {"ranking": time.perf_counter() - started}
         sizes = [int(x) for x in rows[0]["tier_sizes"]] if rows else []
         names = params["tier_names"]
-        what = "scope" if getattr(compiled, "in_scope", False) else "filters"
-        notes = scope_notes(self.paths.scope_mode(compiled), params, sizes, what)
+        notes = scope_notes(self.paths.scope_mode(compiled), params, sizes, compiled)
         candidates = [
             RankedChunk.from_row(r, None, tiers=tuple(names[i] for i in r["member_of"]))
             for r in rows
