@@ -31,8 +31,12 @@
 // scope however small a fraction of the KB it is, in the same query; scope=exact (no filtered
 // SEARCH: 5.26, an index without the id) ranks the universe tier exactly up to
 // $scope_exact_max chunks and takes U's candidates from that exact ranking, not from the
-// index's top over the whole KB.
-// @variants u_search=search|index rank_tiers=cypher|plugin scope=none|index|exact
+// index's top over the whole KB. scope=property (2026.06+; a property scope whose predicate the
+// SEARCH takes, on properties the index declares, retrieval/scope_predicate.py): the prelude
+// ends with cypher/scope_search.cypher, the SEARCH filtered by the scope's own predicate, which
+// binds `scope_top` (its $wide_k best chunks, best first); U's candidates are those, so the
+// scope's ids are not listed for the SEARCH.
+// @variants u_search=search|index rank_tiers=cypher|plugin scope=none|index|exact|property
 :param sel_0_ids => ['euro'];
 :param sel_2_ids => ['euro'];
 :param sel_2_cap => 10000;
@@ -121,10 +125,36 @@ CALL (s2) {
   RETURN s3, CASE WHEN over THEN s2 END AS m3
 }
 WITH *, null AS m_none
+// @variant scope=property
+// u_search=search: the SEARCH cypher/scope_search.cypher makes (its example predicate here:
+// every chunk id); u_search=index: the same top from the 5.26 procedure (never chosen there).
+// @variant u_search=search
+CALL () {
+  MATCH (c:/*chunk_label*/Chunk)
+    SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector
+                 WHERE /*chunk_id*/c.id >= '' LIMIT $wide_k) SCORE AS score
+  WITH c ORDER BY score DESC, /*chunk_id*/c.id
+  RETURN collect(c) AS scope_top
+}
+// @end-variant
+// @variant u_search=index
+CALL () {
+  CALL db.index.vector.queryNodes($index_name, $wide_k, $query_vector) YIELD node, score
+  WITH node ORDER BY score DESC, /*chunk_id*/node.id
+  RETURN collect(node) AS scope_top
+}
+// @end-variant
+// @end-variant
 // selection:end
+// @variant scope=none|index|exact
 WITH /*tiers*/[s1, s3] AS tiers, /*members*/[m1, m3] AS members
 WITH tiers, members,
-// @variant scope=none|index
+// @end-variant
+// @variant scope=property
+WITH /*tiers*/[s1, s3] AS tiers, /*members*/[m1, m3] AS members, scope_top
+WITH tiers, members, scope_top,
+// @end-variant
+// @variant scope=none|index|property
      [i IN range(0, size(tiers) - 1) | members[i] IS NULL AND size(tiers[i]) <= $exact_max] AS exact
 // @end-variant
 // @variant scope=exact
@@ -163,10 +193,17 @@ OPTIONAL CALL (exact, universe_ids) {
   RETURN c, score
 }
 // @end-variant
+// @variant scope=none|index|exact
 WITH tiers, members, exact, c ORDER BY score DESC, /*chunk_id*/c.id
 WITH tiers, members, exact, [n IN collect(c) WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
 // @end-variant
+// @variant scope=property
+WITH tiers, members, exact,
+     [n IN scope_top WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
+// @end-variant
+// @end-variant
 // @variant u_search=index
+// @variant scope=none|index|exact
 CALL (tiers, exact) {
   CALL db.index.vector.queryNodes($index_name,
     CASE WHEN all(x IN exact WHERE x) THEN $u_fetch_k ELSE $wide_k END,
@@ -175,6 +212,11 @@ CALL (tiers, exact) {
   WITH collect(node) AS found
   RETURN [n IN found WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
 }
+// @end-variant
+// @variant scope=property
+WITH tiers, members, exact,
+     [n IN scope_top WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
+// @end-variant
 // @end-variant
 // @variant scope=exact
 CALL (tiers, exact) {

@@ -81,6 +81,11 @@ def test_every_template_and_variant_is_covered() -> None:
         "retrieve_boost",
         {"u_search": "search", "rank_tiers": "cypher", "scope": "index"},
     ) in CASES
+    assert (
+        "retrieve_boost",
+        {"u_search": "search", "rank_tiers": "plugin", "scope": "property"},
+    ) in CASES
+    assert ("scope_search", {}) in CASES
     assert ("load_relations", {"mode": "property", "write": "no_chunk"}) in CASES
 
 

@@ -27,7 +27,7 @@ from guidedrag_graph.schema.presets import schema_for
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.parser import parse
 from guidedrag_graph.selection.primitives import Resolved
-from guidedrag_graph.selection.scope import CompiledScope, Scope, scope_prelude
+from guidedrag_graph.selection.scope import SCOPE_VARIABLE, CompiledScope, Scope, scope_prelude
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.policy import SteeringPolicy
 from guidedrag_graph.steering.tiers import plan_auto
@@ -40,6 +40,8 @@ STATED = Semantics(entities=(JOURNAL,), relations=("PUBLISHED_BY",))
 WEIGHTS = SteeringPolicy.default().tier_weights(STATED)  # the default policy's, as GuidedRAG's
 SELECTION = f"entity('{JOURNAL}')"
 SCOPE = "document('Journal of Psychotherapy Integration')"
+# the same chunk as a property scope on a property the sample KB's index declares (c.id)
+PROPERTY_SCOPE = {"filters": {"id": "mq-7e7082f782639c78"}}
 FILTERS = {"id": {"$like": "mq-"}}
 K = 4
 
@@ -57,7 +59,12 @@ ENTITY_CHUNKS = 1  # the chunks mentioning the journal: the size soft steering r
 SCOPE_CHUNKS, KB_CHUNKS = 1, 397  # the scope's chunks, and the KB's
 # ... and what each server line can do, with the plugin off.
 FACTS_BY_LINE: dict[str, dict[str, Any]] = {
-    "2026.06+": {"u_search": "search", "search_in_filter": True, "exact_max": 500},
+    "2026.06+": {
+        "u_search": "search",
+        "search_in_filter": True,
+        "exact_max": 500,
+        "vector_filter_properties": frozenset({"id"}),  # the sample KB's index: WITH [c.id]
+    },
     "2026.01+": {"u_search": "search", "search_in_filter": False, "exact_max": 1_000},
     "5.26": {"u_search": "index", "search_in_filter": False, "exact_max": 1_000},
 }
@@ -236,6 +243,47 @@ def test_auto_inside_a_scope_planned_in_the_index_from_plain_facts(
     noted = scope_notes(plan.extra["scope"], plan.query.params, sizes)
     assert len(noted) == 1 and noted[0].startswith(f"scope: its {SCOPE_CHUNKS} chunks ranked")
     assert noted[0] in result.notes
+
+
+def test_auto_inside_a_property_scope_planned_by_its_predicate_from_plain_facts(
+    sample_db: Driver, plain_settings: Settings, embedder: Embedder, server_version: str
+) -> None:
+    """auto inside a property scope on a declared property (issue 35's ``scope=property``, in
+    issue 37's pure planning): where the server filters a SEARCH and the index declares the
+    scope's properties (``RankFacts.vector_filter_properties``), U's candidates come from a
+    SEARCH filtered by the scope's own predicate (``cypher/scope_search.cypher``, no id list);
+    elsewhere the scope is ranked exactly. The same query, parameters and note as the
+    pipeline's, from literal facts."""
+    with GuidedRAG(
+        plain_settings, driver=sample_db, embedder=embedder, scope=PROPERTY_SCOPE
+    ) as rag:
+        recorder = Recorder(rag)
+        result = rag.retrieve(QUESTION, semantics=STATED, k=K, query_vector=VECTOR)
+    facts = Facts(
+        rank_facts(server_version), _auto_resolved(), hop_cap=10_000, scope=_property_scope()
+    )
+    plan = plan_ranking(order(), auto_tiers(STATED, WEIGHTS, facts, facts.rank.schema), facts.rank)
+    assert plan.path == "boost" and plan.query is not None
+    by_predicate = _line(server_version) == "2026.06+"
+    assert plan.extra["scope"] == ("property" if by_predicate else "exact")
+    assert ("scope_top" in plan.query.cypher) == by_predicate
+    assert "universe_ids" not in plan.query.cypher
+    _same(recorder.last("retrieve_boost"), plan.query.cypher, plan.query.params)
+    sizes = list(result.tier_sizes.values())
+    noted = scope_notes(plan.extra["scope"], plan.query.params, sizes)
+    assert len(noted) == 1 and noted[0].startswith(f"scope: its {SCOPE_CHUNKS} chunks ranked")
+    assert noted[0] in result.notes
+
+
+def _property_scope() -> CompiledScope:
+    """``PROPERTY_SCOPE`` compiled as ``Selector`` compiles a property scope alone."""
+    scope = Scope.parse(PROPERTY_SCOPE, where="scope=")
+    assert scope is not None
+    chunk_filter = scope.chunk_filter()
+    assert chunk_filter is not None
+    prelude = chunk_filter.universe(schema_for("guidedrag"), SCOPE_VARIABLE)
+    params = dict(chunk_filter.params)
+    return CompiledScope(scope, prelude, params, size=SCOPE_CHUNKS, whole=False)
 
 
 def _compiled_scope() -> CompiledScope:

@@ -29,7 +29,7 @@ from guidedrag_graph.selection.evaluator import evaluate_tiers
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.tiers import plan_auto
 from guidedrag_graph.testing.retrieval_conformance import Snapshot, snapshot
-from tests.conftest import sample_bundle
+from tests.conftest import sample_bundle, wipe
 
 pytestmark = pytest.mark.neo4j
 
@@ -125,7 +125,9 @@ def rag(tuned: Settings, sample_db: Driver) -> Iterator[GuidedRAG]:
 def index_without_id(sample_db: Driver, tuned: Settings) -> Iterator[GuidedRAG]:
     """The sample KB's chunk index recreated without the chunk id (as a 5.26 server's, or a
     user's own index, cannot filter by it), seen through a new driver (server facts are kept
-    per driver); put back as V0005 makes it afterwards."""
+    per driver). Afterwards the database is wiped, so the next sample_db reader reloads the KB
+    as it was (an index recreated over loaded chunks is another HNSW graph: the filtered-SEARCH
+    rows of the test above differ on it)."""
     sample_db.execute_query("DROP INDEX chunk_embedding IF EXISTS")
     sample_db.execute_query(INDEX_WITHOUT_ID)
     sample_db.execute_query("CALL db.awaitIndexes(300)")
@@ -135,9 +137,7 @@ def index_without_id(sample_db: Driver, tuned: Settings) -> Iterator[GuidedRAG]:
             yield pipeline
     finally:
         fresh.close()
-        sample_db.execute_query("DROP INDEX chunk_embedding IF EXISTS")
-        sample_db.execute_query(INDEX_WITH_ID)
-        sample_db.execute_query("CALL db.awaitIndexes(300)")
+        wipe(sample_db)
 
 
 def _notes(result: RetrievalResult) -> str:

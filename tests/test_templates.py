@@ -302,7 +302,7 @@ def test_browser_scripts_of_variants_and_includes() -> None:
     assert rendered.endswith("CASE WHEN $with_embedding THEN c.`embedding` END AS embedding")
     assert T.variants("retrieve_boost") == {
         "u_search": ("search", "index"), "rank_tiers": ("cypher", "plugin"),
-        "scope": ("none", "index", "exact"),
+        "scope": ("none", "index", "exact", "property"),
     }  # fmt: skip
 
 

@@ -74,7 +74,9 @@ class RankFacts:
     ``search_in_filter``: the server can filter a vector search (2026.06+);
     ``search_in_unready``: why a filtered ``SEARCH`` cannot run here ("" when it can);
     ``scope_exact_max``: inside a scope, where the index cannot filter by chunk id, how many
-    in-scope chunks are ranked exactly (the scope budget, ``scope_exact_max_for``)."""
+    in-scope chunks are ranked exactly (the scope budget, ``scope_exact_max_for``);
+    ``vector_filter_properties``: the chunk properties the vector index declares as filter
+    properties (``WITH [c.p, ...]``; empty if it indexes another label)."""
 
     schema: SchemaMapping
     vector_index_name: str
@@ -87,6 +89,7 @@ class RankFacts:
     search_in_unready: str | None = None
     soft_boost: float | None = None
     scope_exact_max: int | None = None
+    vector_filter_properties: frozenset[str] | None = None
     server_version: str = ""
     rank_plugin_setting: str = "auto"
 
@@ -151,10 +154,18 @@ def choose_path(
     return Plan("search_in") if why == "" else Plan("index", (why,))
 
 
-def scope_in_tiers(facts: RankFacts) -> str:
+def scope_in_tiers(facts: RankFacts, properties: frozenset[str] | None = None) -> str:
     """How auto's tiers reach a scope's chunks (``retrieve_boost``'s ``scope`` variant):
-    ``index``, a SEARCH filtered by the scope's chunk ids where the index can filter by them;
-    else ``exact``, the scope ranked by Cypher's cosine up to ``scope_exact_max``."""
+    ``property``, a SEARCH filtered by the scope's own property predicate where it is one the
+    SEARCH takes (``properties``: ``retrieval/scope_predicate.py``) on properties the index
+    declares; ``index``, a SEARCH filtered by the scope's chunk ids where the index can filter
+    by them; else ``exact``, the scope ranked by Cypher's cosine up to ``scope_exact_max``."""
+    if (
+        properties
+        and facts.need("search_in_filter")
+        and properties <= facts.need("vector_filter_properties")
+    ):
+        return "property"
     if facts.need("u_search") == "search" and facts.search_in_ready:
         return "index"
     return "exact"

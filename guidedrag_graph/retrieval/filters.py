@@ -133,6 +133,11 @@ class FilteredTiers(NarrowedTiers):
                 )
         return "\n".join(parts)
 
+    # plans.scope_mode: U is the chunks that pass, ranked like a scope's (in the index by the
+    # filter's own predicate or their ids, else exactly up to the scope budget), never the
+    # index's top over the whole KB kept to the filter.
+    filtered: ClassVar[bool] = True
+
     @property
     def params(self) -> dict[str, Any]:
         return {**self.inner.params, **self.chunk_filter.params}
@@ -140,3 +145,14 @@ class FilteredTiers(NarrowedTiers):
     @property
     def universe_variable(self) -> str:
         return UNIVERSE_VARIABLE
+
+    @property
+    def search_properties(self) -> frozenset[str] | None:
+        """The filter's properties where it is a predicate the ``SEARCH`` takes, else None."""
+        from guidedrag_graph.retrieval.scope_predicate import search_properties
+
+        return search_properties(self.chunk_filter.source)
+
+    def search_predicate(self) -> str:
+        """The filter's condition on ``c``, for U's ``SEARCH`` (``$flt_N`` parameters)."""
+        return self.chunk_filter.condition

@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from guidedrag_graph.retrieval.filters import ChunkFilter, NarrowedTiers
+from guidedrag_graph.retrieval.scope_predicate import search_properties
 from guidedrag_graph.retrieval.selections import CompiledSelectionLike, CompiledTiersLike
 from guidedrag_graph.schema.presets import SchemaMapping
+from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.scope import SCOPE_VARIABLE, CompiledScope
 from guidedrag_graph.templates import queries as templates
 
@@ -126,3 +128,27 @@ class ScopedTiers(NarrowedTiers):
     def params(self) -> dict[str, Any]:
         extra = {} if self.chunk_filter is None else self.chunk_filter.params
         return {**self.scope.params, **self.inner.params, **extra}
+
+    @property
+    def search_properties(self) -> frozenset[str] | None:
+        """The chunk properties of the universe's predicate, where the universe is a property
+        scope alone (no selection part), narrowed by the request's filter if any, and the two
+        ANDed are a predicate the ``SEARCH`` clause takes (``retrieval/scope_predicate.py``);
+        else None. ``facts.scope_in_tiers`` then checks that the index declares them."""
+        if not isinstance(self.scope.scope.expr, A.All):
+            return None
+        mine = self.scope.scope.filters
+        theirs = None if self.chunk_filter is None else self.chunk_filter.source
+        return None if mine is None else search_properties(mine, theirs)
+
+    def search_predicate(self) -> str:
+        """The universe's predicate on ``c`` for the SEARCH's WHERE: the scope's compiled filter
+        (its ``$scpf_N``, the same text and parameters as its prelude's), ANDed with the
+        request's (``$flt_N``). Only where ``search_properties`` is not None."""
+        scope_filter = self.scope.scope.chunk_filter()
+        if scope_filter is None:
+            raise ValueError("search_predicate: the scope has no property filter")
+        parts = [scope_filter.condition]
+        if self.chunk_filter is not None:
+            parts.append(self.chunk_filter.condition)
+        return parts[0] if len(parts) == 1 else " AND ".join(f"({p})" for p in parts)

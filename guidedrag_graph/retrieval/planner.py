@@ -77,6 +77,9 @@ class Planner:
                 known["exact_max"] = exact_max_for(None, server.supports_search_in_filter, limit)
         if graph.schema.chunk_id == ELEMENT_ID or graph.known("search_in_ready"):
             known["search_in_unready"] = self.search_in_unready() or ""
+        declared = graph.known("vector_filter_properties")
+        if declared is not None:  # read once per driver: no round trip when already known
+            known["vector_filter_properties"] = declared
         return RankFacts(
             schema=graph.schema,
             vector_index_name=settings.vector_index_name,
@@ -102,6 +105,9 @@ class Planner:
             "rank_tiers_plugin": lambda: {"rank_tiers_plugin": graph.rank_tiers_plugin},
             "exact_max": lambda: {"exact_max": self.exact_max()},
             "search_in_unready": lambda: {"search_in_unready": self.search_in_unready() or ""},
+            "vector_filter_properties": lambda: {
+                "vector_filter_properties": self.vector_filter_properties()
+            },
         }
         if name not in readers:
             raise MissingFact(name)
@@ -159,9 +165,10 @@ class Planner:
         settings = self.graph.settings
         return scope_exact_max_for(settings.planner_scope_exact_max, settings.planner_exact_max)
 
-    def scope_in_tiers(self) -> str:
-        """How auto's tiers reach a scope's chunks on this server (``facts.scope_in_tiers``)."""
-        return self.planned(scope_in_tiers)
+    def scope_in_tiers(self, properties: frozenset[str] | None = None) -> str:
+        """How auto's tiers reach a scope's chunks on this server (``facts.scope_in_tiers``;
+        ``properties``: the universe's predicate's, ``retrieval/scope_predicate.py``)."""
+        return self.planned(lambda facts: scope_in_tiers(facts, properties))
 
     def plan(self, selection_size: int | None, is_all: bool, *, scoped: bool = False) -> Plan:
         """The path for a selection of this size on this server (``None`` size: unknown;
@@ -174,6 +181,21 @@ class Planner:
         ``SEARCH`` (2026.06+, the index declaring the chunk id); elsewhere the planner asks the
         selection's size first and picks the path here, as before."""
         return self.graph.server.supports_search_in_filter and self.search_in_unready() is None
+
+    def vector_filter_properties(self) -> frozenset[str]:
+        """The chunk properties the vector index declares as filter properties (``WITH [c.p,
+        ...]``; none if it indexes another label), asked once per ``GraphContext``."""
+
+        def ask() -> frozenset[str]:
+            rows = self.graph.read(
+                templates.query("vector_index_filters", self.graph.schema),
+                {"index_name": self.graph.settings.vector_index_name},
+                name="vector_index_filters",
+            )
+            declared, labels = _declared(rows)
+            return frozenset(declared) if self.graph.schema.chunk_label in labels else frozenset()
+
+        return self.graph.fact("vector_filter_properties", ask)
 
     def search_in_unready(self) -> str | None:
         """Why a filtered ``SEARCH`` cannot run (None: the vector index declares the chunk id
@@ -194,13 +216,7 @@ class Planner:
             {"index_name": index},
             name="vector_index_filters",
         )
-        declared: set[str] = set()
-        labels: list[str] = []
-        for row in rows:
-            labels = [str(x) for x in row.get("labels") or []]
-            declared.update(str(p) for p in (row.get("properties") or [])[1:])
-            config = (row.get("options") or {}).get("indexConfig") or {}
-            declared.update(str(p) for p in config.get("vector.filterable_properties") or [])
+        declared, labels = _declared(rows)
         if schema.chunk_id in declared and schema.chunk_label in labels:
             self.graph.remember("search_in_ready", True)
             return None
@@ -217,3 +233,15 @@ class Planner:
             f"ranked through exact/index instead (recreate the index WITH "
             f"[c.{schema.chunk_id}], e.g. `guidedrag migrate`, to enable search_in)"
         )
+
+
+def _declared(rows: list[dict[str, Any]]) -> tuple[set[str], list[str]]:
+    """``vector_index_filters``' rows: the declared filter properties and the index's labels."""
+    declared: set[str] = set()
+    labels: list[str] = []
+    for row in rows:
+        labels = [str(x) for x in row.get("labels") or []]
+        declared.update(str(p) for p in (row.get("properties") or [])[1:])
+        config = (row.get("options") or {}).get("indexConfig") or {}
+        declared.update(str(p) for p in config.get("vector.filterable_properties") or [])
+    return declared, labels

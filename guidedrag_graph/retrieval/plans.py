@@ -145,8 +145,9 @@ def tiers_query(
     limit: int | None = None,
 ) -> Query:
     """``retrieve_boost`` (its variants: the 5.26 index procedure, the plugin, the scope) for
-    these tiers: each tier ranked exactly up to ``exact_max`` chunks; inside a trusted scope,
-    U in the index by the scope's ids or exactly up to ``scope_exact_max`` (``scope_mode``)."""
+    these tiers: each tier ranked exactly up to ``exact_max`` chunks; inside a trusted scope
+    (or a request's filter), U in the index by its property predicate (``scope_search``) or
+    by its ids, or exactly up to ``scope_exact_max`` (``scope_mode``)."""
     schema = facts.schema
     tiers = list(compiled.tiers)
     lists = {
@@ -180,10 +181,13 @@ def tiers_query(
         params["embedding_property"] = schema.chunk_embedding
     if variant["u_search"] == "index":
         params["index_name"] = facts.vector_index_name
+    prelude = compiled.prelude
+    if scope == "property":  # U's SEARCH filtered by the scope's own predicate
+        prelude = f"{prelude}\n{scope_search(facts, compiled)}"
     cypher = templates.query(
         "retrieve_boost",
         schema,
-        selection=compiled.prelude,
+        selection=prelude,
         names={"vector_index": facts.vector_index_name},
         lists=lists,
         variant=variant,
@@ -193,29 +197,51 @@ def tiers_query(
 
 def scope_mode(facts: RankFacts, compiled: CompiledTiersLike) -> str:
     """``retrieve_boost``'s ``scope`` variant for these tiers: ``facts.scope_in_tiers`` when
-    they rank inside a trusted scope (``ScopedTiers``), else ``unscoped`` (the template's
-    default variant, ``none``)."""
-    if not getattr(compiled, "in_scope", False):
+    they rank inside a trusted scope (``ScopedTiers``) or a request's filter without one
+    (``FilteredTiers.filtered``; ``property`` where the universe's predicate is one the index's
+    SEARCH takes, their ``search_properties``), else ``unscoped`` (the template's default
+    variant, ``none``)."""
+    if not getattr(compiled, "in_scope", False) and not getattr(compiled, "filtered", False):
         return "unscoped"
-    return scope_in_tiers(facts)
+    return scope_in_tiers(facts, getattr(compiled, "search_properties", None))
 
 
-def scope_notes(mode: str, params: dict[str, Any], sizes: list[int]) -> list[str]:
+def scope_search(facts: RankFacts, compiled: Any) -> str:
+    """``cypher/scope_search.cypher`` around the universe's predicate: binds ``scope_top``,
+    the index's top ``$wide_k`` chunks that pass it (``ScopedTiers.search_predicate``)."""
+    names = {"vector_index": facts.vector_index_name}
+    head = templates.fragment("scope_search", "open", facts.schema, names=names)
+    tail = templates.fragment("scope_search", "close", facts.schema, names=names)
+    return f"{head} {compiled.search_predicate()}\n{tail}"
+
+
+def scope_notes(
+    mode: str, params: dict[str, Any], sizes: list[int], filtered: bool = False
+) -> list[str]:
     """What auto's ranking inside a scope says about how its universe was ranked (``mode``:
     ``scope_mode``; ``params``/``sizes``: the tiers query's parameters and the tier sizes it
-    read): exactly, or in the vector index by the scope's ids, or (the scope past every exact
-    budget and no filtered SEARCH: its part comes from the index's top over the KB) that recall
-    may be partial. Nothing for an unscoped ranking."""
+    read): exactly, or in the vector index by the scope's predicate or ids, or (the scope past
+    every exact budget and no filtered SEARCH: its part comes from the index's top over the KB)
+    that recall may be partial. Nothing for an unscoped ranking. ``filtered``: the tiers are a
+    request's filter without a scope (``FilteredTiers``, ranked the same way; ``plan_tiers``'
+    ``extra['filtered']``): the notes start ``filters:``."""
     at = int(params["universe"])
     if mode == "unscoped" or not 0 <= at < len(sizes):
         return []
-    size, exact_max = sizes[at], int(params["exact_max"])
-    if mode == "index":
+    notes = _scope_notes(mode, params, sizes[at])
+    what = "filters" if filtered else "scope"
+    return notes if what == "scope" else [n.replace("scope", what, 1) for n in notes]
+
+
+def _scope_notes(mode: str, params: dict[str, Any], size: int) -> list[str]:
+    exact_max = int(params["exact_max"])
+    if mode in ("index", "property"):
         if size <= exact_max:
             return [f"scope: its {size} chunks ranked exactly"]
+        how = "its property predicate (one query, no id list)"
+        how = how if mode == "property" else "their ids (one query)"
         return [
-            f"scope: its {size} chunks ranked in the vector index, the SEARCH filtered by their "
-            "ids (one query)"
+            f"scope: its {size} chunks ranked in the vector index, the SEARCH filtered by {how}"
         ]
     budget = int(params["scope_exact_max"])
     if size <= budget:
@@ -319,10 +345,12 @@ def plan_tiers(
     order: RankOrder, tiers: CompiledTiersLike, facts: RankFacts, limit: int | None = None
 ) -> RankPlan:
     """auto's tiers (or a compiled boost) in one ``retrieve_boost``; ``extra['scope']``: how a
-    scope's U is ranked (``scope_mode``), which the edge turns into notes once it has read the
-    tier sizes (``scope_notes``)."""
+    scope's (or a request filter's, ``extra['filtered']``) U is ranked (``scope_mode``), which
+    the edge turns into notes once it has read the tier sizes (``scope_notes``)."""
     query = tiers_query(facts, tiers, order.vector, order.fetch, order.with_embedding, limit)
-    return RankPlan("boost", "auto", query, extra={"scope": scope_mode(facts, tiers)})
+    filtered = bool(getattr(tiers, "filtered", False))
+    extra = {"scope": scope_mode(facts, tiers), "filtered": filtered}
+    return RankPlan("boost", "auto", query, extra=extra)
 
 
 def plans_in_query(facts: RankFacts) -> bool:

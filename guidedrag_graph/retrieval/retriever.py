@@ -350,7 +350,7 @@ class Retriever:
         timings = {"ranking": time.perf_counter() - started}
         sizes = [int(x) for x in rows[0]["tier_sizes"]] if rows else []
         names = params["tier_names"]
-        notes = scope_notes(plan.extra.get("scope", "unscoped"), params, sizes)
+        notes = scope_notes(plan.extra["scope"], params, sizes, plan.extra["filtered"])
         candidates = [
             RankedChunk.from_row(r, None, tiers=tuple(names[i] for i in r["member_of"]))
             for r in rows
