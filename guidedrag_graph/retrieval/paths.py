@@ -27,6 +27,9 @@ from guidedrag_graph.vocabulary import PATHS
 
 # Post-filter path: first over-fetch factor over U, and the widest fetch before exact fallback.
 POSTFILTER_FIRST = 10
+# auto's tiers ranked from U's top (retrieve_boost): this factor's top first, POSTFILTER_FIRST's
+# only when it holds fewer than fetch_k members of such a tier (the same ranking either way).
+TIERS_FIRST = 2
 POSTFILTER_MAX = 10_000
 # Filtered SEARCH asks the index for this many times fetch_k and keeps the best fetch_k: the
 # recall guard for large selections (filtered HNSW recall@5 fell to 0.93 at 10% selectivity
@@ -155,6 +158,7 @@ class Paths:
             "query_vector": vector,
             "fetch_k": fetch,
             "u_fetch_k": fetch,
+            "first_k": fetch * TIERS_FIRST,
             "wide_k": fetch * POSTFILTER_FIRST,
             "exact_max": int(exact_max),
             "tier_list_max": int(tier_list_max),
