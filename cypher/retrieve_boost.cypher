@@ -17,6 +17,13 @@
 // A tier of entity terms may come unlisted (cypher/select_mentioned.cypher: its list empty, its
 // member variable holding its entities): it is ranked like a tier over $exact_max, from U's
 // over-fetched top, and a chunk is in it when it mentions one of those entities.
+// The over-fetch in two steps (scope=none): U's top $first_k first; the top $wide_k only when
+// those hold fewer than $fetch_k members of some tier ranked from them (or fewer than $u_fetch_k
+// chunks in the universe). A tier too large to rank exactly is a large share of the KB, so its
+// top $fetch_k is usually among the first few; they are then the same chunks as the wide
+// search's (its results begin with the narrow one's: checked on the synthetic 100k KB) and the
+// ranking is the same, without a $wide_k search (the vector index's cost grows with its LIMIT).
+// Inside a scope (scope=index|exact|property) U's candidates come from the scope in one step.
 // Columns: id, document_id, document_title, text, score ((1+cos)/2), cosine, in_selection (in
 // some tier), embedding, tier (name of the best tier or null), boost, tier_sizes (per tier),
 // member_of (indices of every tier holding the chunk; calibration reads it). $limit rows at most.
@@ -43,6 +50,7 @@
 :param query_vector => [x IN range(1, 384) | 0.05];
 :param fetch_k => 5;
 :param u_fetch_k => 5;
+:param first_k => 10;
 :param wide_k => 50;
 :param exact_max => 500;
 :param tier_list_max => 3000;
@@ -162,7 +170,40 @@ WITH tiers, members, scope_top,
         CASE WHEN i = $universe THEN $scope_exact_max ELSE $exact_max END] AS exact
 // @end-variant
 // @variant u_search=search
-// @variant scope=none|exact
+// @variant scope=none
+OPTIONAL CALL (exact) {
+  WITH exact WHERE all(x IN exact WHERE x)
+  MATCH (c:/*chunk_label*/Chunk)
+    SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector
+                 LIMIT $u_fetch_k) SCORE AS score
+  RETURN c, score
+  UNION ALL
+  WITH exact WHERE any(x IN exact WHERE NOT x)
+  MATCH (c:/*chunk_label*/Chunk)
+    SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector
+                 LIMIT $first_k) SCORE AS score
+  RETURN c, score
+}
+WITH tiers, members, exact, c ORDER BY score DESC, /*chunk_id*/c.id
+WITH tiers, members, exact, [n IN collect(c) WHERE $universe < 0 OR n IN tiers[$universe]] AS first
+WITH tiers, members, exact, first,
+     all(x IN exact WHERE x) OR (size(first) >= $u_fetch_k AND all(i IN range(0, size(tiers) - 1)
+       WHERE exact[i] OR size([n IN first WHERE n IN tiers[i] OR (members[i] IS NOT NULL AND EXISTS {
+         (n)/*mentions*/-[:MENTIONS]->(e) WHERE e IN members[i]
+       })][..$fetch_k]) >= $fetch_k)) AS enough
+OPTIONAL CALL (enough) {
+  WITH enough WHERE NOT enough
+  MATCH (c:/*chunk_label*/Chunk)
+    SEARCH c IN (VECTOR INDEX /*vector_index*/`chunk_embedding` FOR $query_vector
+                 LIMIT $wide_k) SCORE AS score
+  RETURN c, score
+}
+WITH tiers, members, exact, first, enough, c ORDER BY score DESC, /*chunk_id*/c.id
+WITH tiers, members, exact, first, enough, collect(c) AS widened
+WITH tiers, members, exact, CASE WHEN enough THEN first
+       ELSE [n IN widened WHERE $universe < 0 OR n IN tiers[$universe]] END AS wide
+// @end-variant
+// @variant scope=exact
 OPTIONAL CALL (exact) {
   WITH exact WHERE all(x IN exact WHERE x)
   MATCH (c:/*chunk_label*/Chunk)
@@ -193,7 +234,7 @@ OPTIONAL CALL (exact, universe_ids) {
   RETURN c, score
 }
 // @end-variant
-// @variant scope=none|index|exact
+// @variant scope=index|exact
 WITH tiers, members, exact, c ORDER BY score DESC, /*chunk_id*/c.id
 WITH tiers, members, exact, [n IN collect(c) WHERE $universe < 0 OR n IN tiers[$universe]] AS wide
 // @end-variant
@@ -203,7 +244,30 @@ WITH tiers, members, exact,
 // @end-variant
 // @end-variant
 // @variant u_search=index
-// @variant scope=none|index|exact
+// @variant scope=none
+CALL (tiers, exact) {
+  CALL db.index.vector.queryNodes($index_name,
+    CASE WHEN all(x IN exact WHERE x) THEN $u_fetch_k ELSE $first_k END,
+    $query_vector) YIELD node, score
+  WITH node ORDER BY score DESC, /*chunk_id*/node.id
+  WITH collect(node) AS found
+  RETURN [n IN found WHERE $universe < 0 OR n IN tiers[$universe]] AS first
+}
+WITH tiers, members, exact, first,
+     all(x IN exact WHERE x) OR (size(first) >= $u_fetch_k AND all(i IN range(0, size(tiers) - 1)
+       WHERE exact[i] OR size([n IN first WHERE n IN tiers[i] OR (members[i] IS NOT NULL AND EXISTS {
+         (n)/*mentions*/-[:MENTIONS]->(e) WHERE e IN members[i]
+       })][..$fetch_k]) >= $fetch_k)) AS enough
+OPTIONAL CALL (tiers, enough) {
+  WITH tiers, enough WHERE NOT enough
+  CALL db.index.vector.queryNodes($index_name, $wide_k, $query_vector) YIELD node, score
+  WITH tiers, enough, node ORDER BY score DESC, /*chunk_id*/node.id
+  WITH tiers, enough, collect(node) AS found
+  RETURN [n IN found WHERE $universe < 0 OR n IN tiers[$universe]] AS widened
+}
+WITH tiers, members, exact, CASE WHEN enough THEN first ELSE widened END AS wide
+// @end-variant
+// @variant scope=index|exact
 CALL (tiers, exact) {
   CALL db.index.vector.queryNodes($index_name,
     CASE WHEN all(x IN exact WHERE x) THEN $u_fetch_k ELSE $wide_k END,

@@ -43,6 +43,9 @@ RANK_PROCEDURE = "guidedrag.rank"
 SEARCH_IN_OVERFETCH = 4
 # Post-filter path: first over-fetch factor over U, and the widest fetch before exact fallback.
 POSTFILTER_FIRST = 10
+# auto's tiers ranked from U's top (retrieve_boost): this factor's top first, POSTFILTER_FIRST's
+# only when it holds fewer than fetch_k members of such a tier (the same ranking either way).
+TIERS_FIRST = 2
 POSTFILTER_MAX = 10_000
 
 
@@ -159,6 +162,7 @@ def tiers_query(
         "query_vector": vector,
         "fetch_k": fetch,
         "u_fetch_k": fetch,
+        "first_k": fetch * TIERS_FIRST,
         "wide_k": fetch * POSTFILTER_FIRST,
         "exact_max": int(facts.need("exact_max")),
         "tier_list_max": int(facts.need("tier_list_max")),

@@ -52,13 +52,29 @@ public class EntityTiers {
             @Name("direction") String direction) {
         try (TierWalk walk = TierWalk.open(db, tx, guard, chunkLabel, entityLabel, mentions, direction)) {
             LongSet ents = walk.ids(entities);
-            LongSet chunks = new LongSet();
-            for (int i = 0; i < ents.size(); i++) {
-                walk.chunksOf(ents.get(i), chunks);
-            }
-            LongSet grown = ents;
-            for (int i = 0; i < chunks.size(); i++) {
-                walk.entitiesOf(chunks.get(i), grown);
+            // One entity's step (auto's near(x)) is a function of the graph and x, not of the
+            // question: kept with the neighbour lists, dropped with them when the shape changes.
+            boolean single = ents.size() == 1; // asked before the walk grows ents in place
+            long[] kept = single ? walk.keptStep(ents.get(0)) : null;
+            LongSet grown;
+            if (kept != null) {
+                grown = new LongSet();
+                for (long id : kept) {
+                    grown.add(id);
+                }
+            } else {
+                long epoch = walk.stepEpoch();
+                LongSet chunks = new LongSet();
+                for (int i = 0; i < ents.size(); i++) {
+                    walk.chunksOf(ents.get(i), chunks);
+                }
+                grown = ents;
+                for (int i = 0; i < chunks.size(); i++) {
+                    walk.entitiesOf(chunks.get(i), grown);
+                }
+                if (single) {
+                    walk.keepStep(grown.get(0), grown, epoch);
+                }
             }
             boolean truncated = grown.size() > cap;
             if (truncated) {

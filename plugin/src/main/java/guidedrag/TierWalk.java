@@ -54,6 +54,8 @@ final class TierWalk implements AutoCloseable {
     private final VectorCache cache;
     private final Map<Long, VectorCache.Adjacent> chunksByEntity;
     private final Map<Long, VectorCache.Adjacent> entitiesByChunk;
+    /** One entity's whole near step (itself, then the entities its chunks mention), by its id. */
+    private final Map<Long, VectorCache.Adjacent> stepsByEntity;
     private int steps;
 
     private TierWalk(InternalTransaction tx, TerminationGuard guard, VectorCache cache, String chunkLabel,
@@ -80,6 +82,34 @@ final class TierWalk implements AutoCloseable {
         this.chunksByEntity = cache == null ? null : cache.walks(walkKey(this.chunkLabel, type, toChunk));
         this.entitiesByChunk = cache == null || this.entityLabel == NO_TOKEN ? null
                 : cache.walks(walkKey(this.entityLabel, type, toEntity));
+        this.stepsByEntity = entitiesByChunk == null ? null
+                : cache.walks(walkKey(this.entityLabel, type, toEntity) | STEP_KEY);
+    }
+
+    /** Marks a near step's key apart from the walks' (their keys end in a direction ordinal). */
+    private static final long STEP_KEY = 1L << 62;
+
+    /** {@code entity}'s near step as last kept (every entity found, in order), or null. */
+    long[] keptStep(long entity) {
+        VectorCache.Adjacent hit = stepsByEntity == null ? null : stepsByEntity.get(entity);
+        return hit == null ? null : hit.ids();
+    }
+
+    /** The shape epoch a step about to be walked starts from (see {@link #keepStep}). */
+    long stepEpoch() {
+        return cache == null ? -1 : cache.shapeEpoch();
+    }
+
+    /** Keep {@code entity}'s whole near step, unless the graph's shape changed since {@code epoch}. */
+    void keepStep(long entity, LongSet grown, long epoch) {
+        if (stepsByEntity == null) {
+            return;
+        }
+        long[] ids = new long[grown.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = grown.get(i);
+        }
+        cache.putAdjacent(stepsByEntity, entity, new VectorCache.Adjacent(ids, ids.length), epoch);
     }
 
     /** One walk's key in the cache: the label reached, the relationship type, the direction. */

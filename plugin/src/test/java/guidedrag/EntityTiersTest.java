@@ -267,6 +267,23 @@ class EntityTiersTest {
     }
 
     @Test
+    void aKeptNearStepFollowsACommitThatGrowsIt() {
+        // A step from one entity is kept whole (near(x)); a commit that gives x's chunks a new
+        // entity must reach the next step, as it reaches Cypher's.
+        graph(new Random(11), 120, 30, true);
+        List<List<String>> seeds = List.of(List.of("e12"), List.of("e0"), List.of("e25"));
+        assertSameWalks(seeds, "first (steps walked and kept)");
+        assertSameWalks(seeds, "again (the kept steps)");
+        Harness.query(db, "MATCH (e:Entity {id: 'e12'}) "
+                + "CREATE (:Entity {id: 'fresh'})<-[:MENTIONS]-(:Chunk {id: 'late'})-[:MENTIONS]->(e)", Map.of());
+        assertSameWalks(seeds, "after a chunk of e12 mentioning a new entity was created");
+        Map<String, Object> params = with(Map.of("ids", List.of("e12"), "cap", 10_000L), OUT);
+        assertTrue(((List<?>) row(PLUGIN_STEP, params).get("ids")).contains("fresh"), "e12's step has the new entity");
+        Harness.query(db, "MATCH (c:Chunk {id: 'late'}) DETACH DELETE c", Map.of());
+        assertSameWalks(seeds, "after that chunk was deleted");
+    }
+
+    @Test
     void aWriterReadsTheChainsAndStillAgreesWithCypher() {
         // A transaction with uncommitted changes never uses the cache: the chains are read with
         // the bound, which may cut a read short. Same answers as Cypher in that transaction.
