@@ -62,10 +62,14 @@ def test_two_step_overfetch_ranks_what_one_wide_search_ranked(
         prepared = prepare_tiers(selector, plan_auto(question.semantics, WEIGHTS))
         assert prepared.compiled is not None, question.question
         compiled = prepared.compiled
-        bounds = {"exact_max": low.planner_exact_max or 0, "tier_list_max": 40}
         planned = retriever.paths.planner.planned(
             lambda facts, c=compiled, v=vector: plans.tiers_query(
-                facts.with_facts(**bounds), c, v, 5, False, 40
+                facts.with_facts(exact_max=low.planner_exact_max or 0, tier_list_max=40),
+                c,
+                v,
+                5,
+                False,
+                40,
             )
         )
         params = dict(planned.params)
