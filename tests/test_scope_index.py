@@ -128,8 +128,16 @@ def index_without_id(sample_db: Driver, tuned: Settings) -> Iterator[GuidedRAG]:
     per driver). Afterwards the database is wiped, so the next sample_db reader reloads the KB
     as it was (an index recreated over loaded chunks is another HNSW graph: the filtered-SEARCH
     rows of the test above differ on it)."""
+    yield from rebuilt_index(sample_db, tuned, INDEX_WITHOUT_ID)
+
+
+def rebuilt_index(sample_db: Driver, tuned: Settings, create: str) -> Iterator[GuidedRAG]:
+    """A ``GuidedRAG`` on a new driver (server facts are kept per driver) over the sample KB's
+    chunk index dropped and made again by ``create``; the database wiped afterwards, so the next
+    sample_db reader reloads the KB as it was (an index recreated over loaded chunks is another
+    HNSW graph, on which filtered-SEARCH rows can differ)."""
     sample_db.execute_query("DROP INDEX chunk_embedding IF EXISTS")
-    sample_db.execute_query(INDEX_WITHOUT_ID)
+    sample_db.execute_query(create)
     sample_db.execute_query("CALL db.awaitIndexes(300)")
     fresh = connect(tuned)
     try:

@@ -18,7 +18,6 @@ import pytest
 from neo4j import Driver
 
 from guidedrag_graph.config import Settings
-from guidedrag_graph.db.connection import connect
 from guidedrag_graph.pipeline import GuidedRAG
 from guidedrag_graph.retrieval.scope_predicate import search_properties
 from guidedrag_graph.schema.presets import PRESETS
@@ -26,8 +25,15 @@ from guidedrag_graph.selection.evaluator import evaluate_tiers
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.tiers import plan_auto
 from guidedrag_graph.testing.retrieval_conformance import snapshot
-from tests.conftest import wipe
-from tests.test_scope_index import EXACT_MAX, INDEX_WITH_ID, QUESTIONS, SIZES, _exact_top, _scope
+from tests.test_scope_index import (
+    EXACT_MAX,
+    INDEX_WITH_ID,
+    QUESTIONS,
+    SIZES,
+    _exact_top,
+    _scope,
+    rebuilt_index,
+)
 
 INDEX_WITH_DOCUMENT = INDEX_WITH_ID.replace("WITH [c.id]", "WITH [c.id, c.document_id]")
 BY_PREDICATE = "the SEARCH filtered by its property predicate"
@@ -69,16 +75,7 @@ def declared(sample_db: Driver, tuned: Settings) -> Iterator[GuidedRAG]:
     sample_db reader reloads the KB as it was: an index recreated over loaded chunks has the
     same declaration but another HNSW graph, and ``test_scope_index``'s filtered-SEARCH rows
     differ on it (seen: its bare auto at 300 chunks, the 5th id)."""
-    sample_db.execute_query("DROP INDEX chunk_embedding IF EXISTS")
-    sample_db.execute_query(INDEX_WITH_DOCUMENT)
-    sample_db.execute_query("CALL db.awaitIndexes(300)")
-    fresh = connect(tuned)
-    try:
-        with GuidedRAG(tuned, driver=fresh) as pipeline:
-            yield pipeline
-    finally:
-        fresh.close()
-        wipe(sample_db)
+    yield from rebuilt_index(sample_db, tuned, INDEX_WITH_DOCUMENT)
 
 
 def _auto(rag: GuidedRAG, scope: dict[str, Any], question: int, snap: Any, among: set[str]):
