@@ -24,7 +24,7 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db.connection import ServerInfo, connect, procedure_available, server_info
-from guidedrag_graph.db.reads import Read, read, reading
+from guidedrag_graph.db.reads import Read, read
 from guidedrag_graph.db.versions import database_version
 from guidedrag_graph.expiring import ExpiringCache
 from guidedrag_graph.schema.presets import SchemaMapping, schema_from_settings
@@ -59,38 +59,26 @@ def adoption_record(driver: Driver, database: str) -> dict[str, Any]:
     return dict(rows[0]["record"]) if rows else {}
 
 
-def adoption_and_version(
-    driver: Driver, database: str, *, trust_kept: bool = False
-) -> tuple[dict[str, Any], frozenset[str], bool]:
-    """The adoption record, the database's version, and whether they were read now.
+def adoption_and_version(driver: Driver, database: str) -> tuple[dict[str, Any], frozenset[str]]:
+    """The adoption record and the database's version: the bookmark the server returns for a
+    read names the last transaction committed to the database, so it changes with every write
+    (ours, another tool's, another process's) and with a database recreated.
 
-    The first ``open`` on a driver and database reads both: one ``RETURN 1`` round trip (its
-    bookmark names the last transaction committed, so it moves with every write: ours, another
-    tool's, another process's; threads opening together share it) and, when the version moved
-    since, the adoption query. A ``GuidedRAG`` opened later (``trust_kept``) reads nothing: it
-    trusts what was kept, and its first call checks that optimistically
-    (``pipeline/first_call.py``: every read reports the version it saw, and a call that saw a
-    later one forgets the data answers and runs again), so an instance per request costs no
-    round trip of its own and still sees a write made before it opened."""
+    One ``RETURN 1`` round trip gives the version (threads opening together share it,
+    ``db/versions.py``); the record is read again only when the version moved since the last
+    ``open`` on this driver and database (adoption is itself a write). ``KBState.observe``
+    compares the version. (Trusting the kept record without a read, and checking it on the
+    first call, was tried on 2026-12-06 and taken out: a graph adopted since kept the old index
+    names for the instance's whole life.)"""
     kept = _ADOPTIONS.get(driver, {}).get(database)
-    if kept is not None and trust_kept:
-        reading(driver)  # an AsyncDriver outside aopen is refused, read or not
-        return dict(kept[1]), kept[0], False
     check = Read("connection_check", templates.query("connection_check"), {})
     version = database_version(driver, database, check)  # threads opening together share one
     if kept is not None and kept[0] == version:
-        return dict(kept[1]), version, True
+        return dict(kept[1]), version
     record = adoption_record(driver, database)
     with _STATES_LOCK:
         _ADOPTIONS.setdefault(driver, {})[database] = (version, record)
-    return record, version, True
-
-
-def forget_adoption(driver: Any, database: str) -> None:
-    """The database moved since the kept adoption record was read (adoption is itself a
-    write): the next ``open`` reads it again."""
-    with _STATES_LOCK:
-        _ADOPTIONS.get(driver, {}).pop(database, None)
+    return record, version
 
 
 # driver -> database -> (the version it was read at, the adoption record): weak on the driver.
@@ -148,9 +136,8 @@ class KBState:
     The invalidation is today's: cached answers expire after ``GUIDEDRAG_RESOLUTION_CACHE_S``
     (the dear ones refreshed in the background, ``ExpiringCache.refreshed``), ``data.clear()``
     forgets them, and a context opened after a write sees it at once — ``observe`` is given the
-    version a first open read, or a new instance's first call saw (``pipeline/first_call.py``),
-    and forgets the data answers when it moved. Server facts (the version, the plugin's
-    procedures) stay for the driver's life, as they did per context.
+    version each open read, and forgets the data answers when it moved. Server facts (the
+    version, the plugin's procedures) stay for the driver's life, as they did per context.
     """
 
     def __init__(self, cache_s: float) -> None:
@@ -204,9 +191,6 @@ class GraphContext:
     schema: SchemaMapping
     owns_driver: bool = False
     state: KBState | None = field(default=None, repr=False)
-    # The version an ``open`` that read nothing trusted; its first call checks it (None: read
-    # at open, or checked since).
-    trusted: frozenset[str] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.state is None:  # built by hand (tests): state of its own
@@ -225,25 +209,19 @@ class GraphContext:
         settings: Settings | None = None,
         driver: Driver | None = None,
         schema: SchemaMapping | None = None,
-        *,
-        checked_later: bool = False,
     ) -> GraphContext:
         """A context for ``settings`` (default: from the environment), connecting if needed.
 
         On a graph ``guidedrag kb adopt`` adopted, what it recorded (the vector and full-text
         index names, the schema preset or mapping file) fills in every setting the user did not
         set, so an adopted graph needs no variable set by hand; ``schema``, when given, wins.
-        It reads the database's version, so its state forgets answers a write made stale;
-        ``checked_later`` (``GuidedRAG``, whose first call checks: ``pipeline/first_call.py``)
-        trusts the version kept on a warm driver and reads nothing.
+        It reads the database's version, so its state forgets answers a write made stale.
         """
         settings = settings or Settings()
         owns = driver is None
         driver = connect(settings) if driver is None else driver
         try:
-            record, version, read_now = adoption_and_version(
-                driver, settings.neo4j_database, trust_kept=checked_later
-            )
+            record, version = adoption_and_version(driver, settings.neo4j_database)
             settings, record = with_adoption(settings, record)
             schema = schema or adopted_schema(schema_from_settings(settings), record)
         except Exception:
@@ -251,10 +229,8 @@ class GraphContext:
                 driver.close()
             raise
         state = kb_state(driver, settings, schema)
-        if read_now or state.version is None:
-            state.observe(version)
-        trusted = None if read_now else state.version
-        return cls(driver, settings, schema, owns_driver=owns, state=state, trusted=trusted)
+        state.observe(version)
+        return cls(driver=driver, settings=settings, schema=schema, owns_driver=owns, state=state)
 
     # ------------------------------------------------------------------------ lifecycle
     def close(self) -> None:

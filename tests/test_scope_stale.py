@@ -59,16 +59,14 @@ def test_a_whole_kb_scope_read_before_a_write_never_ranks_the_write(
     rag: GuidedRAG, intruder: Driver, call: str
 ) -> None:
     whole = rag.scoped(WHOLE)
+    compiled = rag.selector.scope(whole.scope)
+    assert compiled is not None and compiled.whole  # kept: the unscoped plan
     options = (
         {"selection": "all()", "steering": "soft"}
         if call == "soft"
         else {"semantics": QUESTION.semantics}
     )
-    # the first call of a new instance checks the warm state it trusted (the last test's
-    # write and delete moved the version): the scope it keeps is this KB's after it
     top = whole.retrieve(QUESTION.question, **options).chunks[0]
-    compiled = rag.selector.scope(whole.scope)
-    assert compiled is not None and compiled.whole  # kept: the unscoped plan
     vector = [float(x) for x in sample_bundle().embeddings[top.id]]
     _write_intruder(intruder, top.id)
     # The unscoped instance ranks the new chunk first: the probe is where the scope matters.

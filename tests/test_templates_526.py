@@ -67,7 +67,10 @@ def kb_526(
 
 def test_the_526_variants_are_there() -> None:
     assert ("retrieve_search", {"u_search": "index"}) in CASES
-    assert ("retrieve_boost", {"u_search": "index", "rank_tiers": "cypher"}) in CASES
+    assert (
+        "retrieve_boost",
+        {"u_search": "index", "rank_tiers": "cypher", "scope": "none"},
+    ) in CASES
     assert ("load_relations", {"mode": "types", "write": "create"}) in CASES
     assert all(v.get("u_search") != "search" for _, v in CASES)
 

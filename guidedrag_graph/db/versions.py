@@ -1,9 +1,8 @@
 """The database's version (the bookmark of a ``RETURN 1``), read once for the threads that ask
 together.
 
-Who asks: ``GraphContext.open`` (the first ``GuidedRAG`` on a driver; a later one opens
-without a read and its first call checks the state it trusted, ``pipeline/first_call.py``, which
-reads the version only when the call read nothing), ``Resolver`` (a name the KB lacked is
+Who asks: ``GraphContext.open`` (every ``GuidedRAG``: a write made before it opened is seen by
+its first call), ``Resolver`` (a name the KB lacked is
 trusted only while the version has not moved: a reused instance asked about a typo pays one
 ``RETURN 1`` per call). Issue 36 measured a version read per open at 0.5-0.6x
 ``VectorRetriever``'s throughput at 8 threads with a new instance per request.

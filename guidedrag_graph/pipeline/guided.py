@@ -31,7 +31,6 @@ from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.generation import Generator
 from guidedrag_graph.pipeline.auto import no_chunk_passes, retrieve_auto
-from guidedrag_graph.pipeline.first_call import checked_first
 from guidedrag_graph.pipeline.linked import AutoSemantics, auto_semantics
 from guidedrag_graph.pipeline.prompting import Prompted, prompted
 from guidedrag_graph.pipeline.question import Question, RetrieveOptions, Selection
@@ -80,7 +79,7 @@ class GuidedRAG:
         selection; it narrows ``GUIDEDRAG_SCOPE`` when both are set (docs/security.md)."""
         given = Scope.parse(scope, where="GuidedRAG(scope=...)")  # a bad one: before connecting
         # an AsyncDriver is read through the bridge (``aopen``: its reads are awaited)
-        self.graph = GraphContext.open(settings, driver, schema, checked_later=True)  # type: ignore[arg-type]
+        self.graph = GraphContext.open(settings, driver, schema)  # type: ignore[arg-type]
         self._embedder = embedder
         if policy is None and self.settings.steering_policy is not None:
             policy = SteeringPolicy.from_file(self.settings.steering_policy)
@@ -210,10 +209,10 @@ class GuidedRAG:
         """Run a request a door built (``RetrieveRequest.build``); nothing is checked again.
         Its scope is intersected with this instance's: a request never widens it."""
         wanted = narrow(self.scope, request.scope, where="request scope")
-        return checked_first(self.graph, lambda: on_one_version(  # a new instance: checked
+        return on_one_version(
             lambda fresh: self.selector.scope(wanted, fresh=fresh),
             lambda scope: self._retrieve_in(request, scope),
-        ))  # fmt: skip
+        )
 
     def _retrieve_in(
         self, request: RetrieveRequest, scope: CompiledScope | None
