@@ -69,14 +69,8 @@ def _scope(question: int, size: int) -> tuple[dict[str, Any], set[str]]:
 
 
 def _exact_top(snap: Snapshot, query: np.ndarray, boosts: dict[str, float], among: set[str]):
-    """numpy's top K of ``among`` by (1+cos)/2 plus each chunk's boost, ties by chunk id."""
-    unit = query / np.linalg.norm(query)
-    rows = []
-    for chunk in among:
-        vector = snap.vectors[chunk]
-        cos = float(vector @ unit / np.linalg.norm(vector))
-        rows.append((-((1 + cos) / 2 + boosts.get(chunk, 0.0)), chunk))
-    return [chunk for _, chunk in sorted(rows)[:K]]
+    """numpy's top K of ``among`` (the conformance suite's reference ranking, at this K)."""
+    return snap.ranked(query, boosts, among, k=K)
 
 
 def _calls(rag: GuidedRAG, question: int, size: int, snap: Snapshot) -> Iterator[tuple[str, Any]]:

@@ -120,15 +120,17 @@ class Snapshot:
     graph: InMemoryGraph
     vectors: dict[str, np.ndarray]
 
-    def ranked(self, query: np.ndarray, boosts: dict[str, float], among: set[str]) -> list[str]:
-        """Top ``K`` of ``among`` by (1+cos)/2 plus each chunk's boost, ties by chunk id."""
+    def ranked(
+        self, query: np.ndarray, boosts: dict[str, float], among: set[str], k: int = K
+    ) -> list[str]:
+        """Top ``k`` of ``among`` by (1+cos)/2 plus each chunk's boost, ties by chunk id."""
         unit = query / np.linalg.norm(query)
         rows = []
         for chunk in among:
             vector = self.vectors[chunk]
             cos = float(vector @ unit / np.linalg.norm(vector))
             rows.append((-((1 + cos) / 2 + boosts.get(chunk, 0.0)), chunk))
-        return [chunk for _, chunk in sorted(rows)[:K]]
+        return [chunk for _, chunk in sorted(rows)[:k]]
 
 
 def reference(
