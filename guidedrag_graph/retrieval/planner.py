@@ -27,7 +27,6 @@ from guidedrag_graph.retrieval.facts import (
     exact_max_for,
     plugin_limit,
     scope_exact_max_for,
-    scope_in_tiers,
 )
 from guidedrag_graph.schema.presets import ELEMENT_ID
 from guidedrag_graph.templates import queries as templates
@@ -164,11 +163,6 @@ class Planner:
         by chunk id (``GUIDEDRAG_PLANNER_SCOPE_EXACT_MAX``, else ``SCOPE_EXACT_BUDGET``)."""
         settings = self.graph.settings
         return scope_exact_max_for(settings.planner_scope_exact_max, settings.planner_exact_max)
-
-    def scope_in_tiers(self, properties: frozenset[str] | None = None) -> str:
-        """How auto's tiers reach a scope's chunks on this server (``facts.scope_in_tiers``;
-        ``properties``: the universe's predicate's, ``retrieval/scope_predicate.py``)."""
-        return self.planned(lambda facts: scope_in_tiers(facts, properties))
 
     def plan(self, selection_size: int | None, is_all: bool, *, scoped: bool = False) -> Plan:
         """The path for a selection of this size on this server (``None`` size: unknown;
