@@ -4,6 +4,7 @@ similarity), and end to end on a small typed and a small free-text graph in a re
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from guidedrag_graph.linking.relations import (
     link_relations,
     links_relations,
     similarity_spans,
+    type_phrase,
     vocabulary_kind,
 )
 from guidedrag_graph.migration.run import migrate
@@ -256,6 +258,54 @@ def test_stated_entities_without_relations_get_the_questions_relation_types(
     assert {"span": "husband", "relation": "SPOUSE", "match": "similarity"} in result.linked
     assert "A_rel" in result.tier_sizes
     assert kept.semantics is not None and kept.semantics.relations == ("FATHER",)  # as stated
+    wipe(driver)
+
+
+class CountingEmbedder:
+    """The test embedder, counting how often each text is embedded."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dimensions = inner.dimensions
+        self.texts: list[str] = []
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        return self.inner.embed_queries(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed_passages(texts)
+
+
+def test_relation_type_phrases_are_embedded_once_per_vocabulary_read(
+    driver: Driver, settings: Settings, embedder: Embedder, tmp_path: Path
+) -> None:
+    """The type phrases belong to the vocabulary, not to the question: embedded on the first
+    call, reused after it, and embedded again once the vocabulary is read again (a cleared
+    cache, new relation counts); the links stay the same."""
+    wipe(driver)
+    migrate(driver, settings, PRESETS["guidedrag"])
+    bundle = read_bundle(_bundle(tmp_path / "kb", TYPED))
+    load_bundle(driver, settings, PRESETS["guidedrag"], bundle, embedder=embedder)
+    driver.execute_query("CALL db.awaitIndexes(120)")
+    counting = CountingEmbedder(embedder)
+    phrases = [type_phrase(t) for t in ("FATHER", "LINKS_TO", "SPOUSE")]
+    stated = Semantics(entities=("Tajlu Khanum",))
+    spouse = {"span": "husband", "relation": "SPOUSE", "match": "similarity"}
+    with GuidedRAG(settings, driver=driver, embedder=counting) as rag:
+        for _ in range(3):
+            assert spouse in rag.retrieve(QUESTION, semantics=stated, k=3).linked
+        assert [counting.texts.count(p) for p in phrases] == [1, 1, 1]
+        assert counting.texts.count("husband") == 3  # the question's spans: every call
+        rag.graph.data.clear()
+        assert spouse in rag.retrieve(QUESTION, semantics=stated, k=3).linked
+        assert [counting.texts.count(p) for p in phrases] == [2, 2, 2]
+        # the counts read again (the background refresh's new answer): a new vocabulary
+        counts = rag.graph.data.get("relation_type_counts")
+        rag.graph.data.put("relation_type_counts", dict(counts))
+        assert spouse in rag.retrieve(QUESTION, semantics=stated, k=3).linked
+        assert [counting.texts.count(p) for p in phrases] == [3, 3, 3]
     wipe(driver)
 
 

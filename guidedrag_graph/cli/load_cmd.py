@@ -89,7 +89,11 @@ def load(
         from guidedrag_graph.kb.bulk import bulk_load
 
         report = bulk_load(
-            settings, schema, bundle_dir, server=_server(settings, None, None, None, None)
+            settings,
+            schema,
+            bundle_dir,
+            server=_server(settings, None, None, None, None),
+            progress=None if no_progress else lambda line: click.echo(line, err=True),
         )
         _print_report(report, bundle_dir, as_json)
         return

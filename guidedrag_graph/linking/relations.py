@@ -39,7 +39,9 @@ __all__ = [
     "link_relations",
     "links_relations",
     "relation_words",
+    "similarity_bars",
     "similarity_spans",
+    "type_phrase",
     "vocabulary_kind",
 ]
 
@@ -111,6 +113,31 @@ def _cuts_compound(question: str, tokens: list[tuple[str, int, int]], i: int, j:
     return before or after
 
 
+@dataclass(frozen=True)
+class _Vocabulary:
+    """A vocabulary's type names in the two orders ``link_relations`` tries them, with what each
+    match compares: a property of the names alone, so it is prepared once per vocabulary
+    (``_prepared``), not once per question."""
+
+    # name: (type, its words), longest types first ("place of birth" before "place"); types
+    # whose words are all stop words never match by name
+    by_length: tuple[tuple[str, tuple[str, ...]], ...]
+    # inflection: (type, its content words' stems), types in order; types with none left out
+    by_name: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+@lru_cache(maxsize=16)
+def _prepared(types: tuple[str, ...]) -> _Vocabulary:
+    by_length = tuple(
+        (t, relation_words(t))
+        for t in sorted(types, key=lambda t: (-len(relation_words(t)), t))
+        if relation_words(t) and not all(is_stop(w) for w in relation_words(t))
+    )
+    content = {t: tuple(_stem(w) for w in relation_words(t) if not is_stop(w)) for t in types}
+    by_name = tuple((t, content[t]) for t in sorted(types) if content[t])
+    return _Vocabulary(by_length, by_name)
+
+
 def link_relations(
     question: str,
     types: Sequence[str],
@@ -121,17 +148,24 @@ def link_relations(
     """The relation types ``question`` asks about, by name, then inflection, then ``similar``
     (:func:`similarity_spans`' answer); words inside ``excluded`` character ranges (the
     linked entities' spans) never match."""
+    vocabulary = _prepared(tuple(types))
     tokens = _tokens(question)
     words = [t[0].casefold() for t in tokens]
     taken = [any(s < e2 and s2 < e for s2, e2 in excluded) for _, s, e in tokens]
+    # where each word and each stem occurs, in order: a type is compared only where its first
+    # word (name) or a stem of its (inflection) is written, in the order a scan would meet them
+    at_word: dict[str, list[int]] = {}
+    at_stem: dict[str, list[int]] = {}
+    for i, w in enumerate(words):
+        at_word.setdefault(w, []).append(i)
+        at_stem.setdefault(_stem(w), []).append(i)
     out: list[RelationLink] = []
     linked: set[str] = set()
     # name: the type's words in a row, longest types first ("place of birth" before "place").
-    for type_name in sorted(types, key=lambda t: (-len(relation_words(t)), t)):
-        target = relation_words(type_name)
-        if not target or all(is_stop(w) for w in target):
-            continue
-        for i in range(len(words) - len(target) + 1):
+    for type_name, target in vocabulary.by_length:
+        for i in at_word.get(target[0], ()):
+            if i > len(words) - len(target):
+                break
             if (
                 tuple(words[i : i + len(target)]) == target
                 and _free(taken, i, i + len(target))
@@ -144,21 +178,17 @@ def link_relations(
                 taken[i : i + len(target)] = [True] * len(target)
                 break
     # inflection: every content word of the type stems like a free question word.
-    for type_name in sorted(types):
+    for type_name, stems in vocabulary.by_name:
         if type_name in linked:
             continue
-        content = [w for w in relation_words(type_name) if not is_stop(w)]
-        if not content:
-            continue
         hits: list[int] = []
-        for word in content:
+        for stem in stems:
             hit = next(
                 (
                     i
-                    for i, w in enumerate(words)
+                    for i in at_stem.get(stem, ())
                     if not taken[i]
                     and i not in hits
-                    and _stem(w) == _stem(word)
                     and not _cuts_compound(question, tokens, i, i + 1)
                 ),
                 None,
@@ -173,11 +203,12 @@ def link_relations(
             for i in hits:
                 taken[i] = True
     # similarity: only on words no earlier match took.
-    free_spans = {s for s, _, _ in _span_bounds(question, tokens, taken)}
-    for link in similar:
-        if link.relation not in linked and link.span in free_spans:
-            out.append(link)
-            linked.add(link.relation)
+    if similar:
+        free_spans = {s for s, _, _ in _span_bounds(question, tokens, taken)}
+        for link in similar:
+            if link.relation not in linked and link.span in free_spans:
+                out.append(link)
+                linked.add(link.relation)
     return out
 
 
@@ -209,21 +240,38 @@ def candidate_spans(question: str, excluded: Sequence[tuple[int, int]] = ()) -> 
     return list(dict.fromkeys(s for s, _, _ in _span_bounds(question, tokens, taken)))
 
 
+def type_phrase(type_name: str) -> str:
+    """What a type's name says, embedded to compare question spans with: ``PLACE_OF_BIRTH`` ->
+    ``"place of birth"``."""
+    return " ".join(relation_words(type_name))
+
+
+def similarity_bars(type_vectors: np.ndarray) -> np.ndarray:
+    """Each type's bar for a similarity link: its similarity to the nearest other type, or the
+    vocabulary's median nearest-neighbour similarity if higher. A statistic of the vocabulary
+    alone (no question in it), so callers may keep it beside the type vectors."""
+    between = type_vectors @ type_vectors.T
+    np.fill_diagonal(between, -np.inf)
+    nearest = between.max(axis=1)
+    bar: np.ndarray = np.maximum(nearest, float(np.median(nearest)))
+    return bar
+
+
 def similarity_spans(
     spans: Sequence[str],
     span_vectors: np.ndarray,
     types: Sequence[str],
     type_vectors: np.ndarray,
+    bar: np.ndarray | None = None,
 ) -> list[RelationLink]:
     """Span -> type links by embedding similarity (unit vectors), strongest first: a span and a
     type that are each other's best match, nearer than the type is to any other type and
-    nearer than the vocabulary's median nearest-neighbour similarity."""
+    nearer than the vocabulary's median nearest-neighbour similarity (``bar``: the types'
+    :func:`similarity_bars`, computed here when not given)."""
     if len(types) < 2 or not spans:
         return []
-    between = type_vectors @ type_vectors.T
-    np.fill_diagonal(between, -np.inf)
-    nearest = between.max(axis=1)
-    bar = np.maximum(nearest, float(np.median(nearest)))
+    if bar is None:
+        bar = similarity_bars(type_vectors)
     scores = span_vectors @ type_vectors.T
     best_type = scores.argmax(axis=1)
     best_span = scores.argmax(axis=0)

@@ -153,7 +153,7 @@ def migrate(
     schema: SchemaMapping,
     folder: Path | None = None,
     *,
-    await_timeout_s: int = 600,
+    await_timeout_s: int | None = 600,
 ) -> list[Migration]:
     """Apply pending migrations in order; returns those applied (empty on a rerun).
 
@@ -166,6 +166,10 @@ def migrate(
     killed run had. A migration re-run for a changed mapping or names puts the previous objects
     back if it fails. An applied migration whose objects are missing is run again: ``migrate``
     never answers "up to date" over them.
+
+    ``await_timeout_s``: how long to wait for the indexes to come ONLINE at the end; ``None``
+    leaves the wait to the caller (``load --bulk`` waits with progress: a vector index over a
+    million imported chunks populates for longer than any one ``db.awaitIndexes`` should).
     """
     database = settings.neo4j_database
     server = server_info(driver, database)
@@ -218,7 +222,8 @@ def migrate(
         )
         _record(driver, database, migration, schema, statements)
         ran.append(migration)
-    await_indexes(driver, database, await_timeout_s)
+    if await_timeout_s is not None:
+        await_indexes(driver, database, await_timeout_s)
     return ran
 
 

@@ -28,8 +28,9 @@ from guidedrag_graph.linking.relations import (
     candidate_spans,
     link_relations,
     links_relations,
-    relation_words,
+    similarity_bars,
     similarity_spans,
+    type_phrase,
 )
 from guidedrag_graph.linking.text import TOKEN
 from guidedrag_graph.schema.presets import name_key
@@ -284,11 +285,50 @@ def question_relations(
     similar: list[RelationLink] = []
     spans = candidate_spans(question, excluded)
     if embedder is not None and spans and len(types) > 1:
-        phrases = [" ".join(relation_words(t)) for t in types]
+        type_vectors, bar = relation_type_vectors(graph, embedder, types)
         # CPU work: off the event loop when an async caller waits (reader.off_loop)
-        vectors = np.asarray(off_loop(embedder.embed_queries, [*spans, *phrases]), dtype=np.float32)
-        similar = similarity_spans(spans, vectors[: len(spans)], types, vectors[len(spans) :])
+        span_vectors = np.asarray(off_loop(embedder.embed_queries, spans), dtype=np.float32)
+        similar = similarity_spans(spans, span_vectors, types, type_vectors, bar)
     return link_relations(question, types, excluded=excluded, similar=similar)
+
+
+@dataclass(frozen=True)
+class TypeVectors:
+    """The graph's relation type phrases embedded (``type_phrase``), a row per type of the
+    vocabulary, and their similarity bars: what relation linking compares a question's spans
+    with. They belong to the vocabulary and the embedder, not to the question, so they are kept
+    beside the vocabulary (``relation_type_vectors``); embedding the 20 phrases again on every
+    call (20 look-ups in the on-disk embedding cache) was most of the synthetic KB's relation
+    linking."""
+
+    vocabulary: list[str]
+    embedder: Embedder
+    rows: dict[str, int]
+    vectors: np.ndarray
+    bar: np.ndarray
+
+
+def relation_type_vectors(
+    graph: GraphContext, embedder: Embedder, types: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``types``' phrase vectors and, when ``types`` is the whole vocabulary, their bars (a
+    scope's subset gets ``None``: its bars are its own types' and are computed by the caller,
+    ``similarity_spans``). Kept for the vocabulary read (``relation_vocabulary``: a new counts
+    read, a ``clear()`` or a write seen makes a new one) and the embedder; never for a
+    question."""
+    vocabulary, _ = relation_vocabulary(graph)
+    kept: TypeVectors | None = graph.data.get("relation_type_vectors")
+    if kept is None or kept.vocabulary is not vocabulary or kept.embedder is not embedder:
+        vectors = np.asarray(
+            off_loop(embedder.embed_queries, [type_phrase(t) for t in vocabulary]),
+            dtype=np.float32,
+        )
+        rows = {t: i for i, t in enumerate(vocabulary)}
+        kept = TypeVectors(vocabulary, embedder, rows, vectors, similarity_bars(vectors))
+        graph.data.put("relation_type_vectors", kept)
+    if list(types) == vocabulary:
+        return kept.vectors, kept.bar
+    return kept.vectors[[kept.rows[t] for t in types]], None
 
 
 def forgive_relations(selector: Selector, semantics: Semantics | None) -> AutoSemantics:
