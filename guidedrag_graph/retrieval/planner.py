@@ -68,6 +68,9 @@ class Planner:
             tiers = False if not plugin else graph.known("rank_tiers_plugin")
             if tiers is not None:
                 known["rank_tiers_plugin"] = tiers
+                walk = False if not tiers else graph.known("tier_walk_plugin")
+                if walk is not None:
+                    known["tier_walk_plugin"] = walk
         if settings.planner_exact_max is not None:
             known["exact_max"] = settings.planner_exact_max
         elif server is not None and plugin is not None:
@@ -102,6 +105,7 @@ class Planner:
             },
             "rank_plugin": lambda: {"rank_plugin": graph.rank_plugin},
             "rank_tiers_plugin": lambda: {"rank_tiers_plugin": graph.rank_tiers_plugin},
+            "tier_walk_plugin": lambda: {"tier_walk_plugin": graph.tier_walk_plugin},
             "exact_max": lambda: {"exact_max": self.exact_max()},
             "search_in_unready": lambda: {"search_in_unready": self.search_in_unready() or ""},
             "vector_filter_properties": lambda: {
