@@ -281,6 +281,11 @@ class GraphContext:
         with self._state.lock:
             return self._state.facts.get(key)
 
+    def known_facts(self) -> dict[str, Any]:
+        """Every fact kept so far, as one snapshot: the planner's starting facts in one look."""
+        with self._state.lock:
+            return dict(self._state.facts)
+
     def remember(self, key: str, value: Any) -> None:
         """Keep ``value`` as a fact (for answers only worth keeping when they are a "yes")."""
         with self._state.lock:
