@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.sweep:  # the E tier alone (the calibrated policies may weigh it 0)
                 weights = TierWeights(entity=0.1)
             plan = plan_auto(q.semantics, weights)
-            prepared = prepare_tiers(rag.selector, plan)
+            prepared = prepare_tiers(rag.selector, plan, rag.retriever.paths.variant)
             if prepared.compiled is None or prepared.expr is None:
                 continue
             res = rag.selector.resolution(plan.entities, diagnose=False)

@@ -281,6 +281,11 @@ class GraphContext:
         with self._state.lock:
             return self._state.facts.get(key)
 
+    def known_facts(self) -> dict[str, Any]:
+        """Every fact kept so far, as one snapshot: the planner's starting facts in one look."""
+        with self._state.lock:
+            return dict(self._state.facts)
+
     def remember(self, key: str, value: Any) -> None:
         """Keep ``value`` as a fact (for answers only worth keeping when they are a "yes")."""
         with self._state.lock:
@@ -315,31 +320,12 @@ class GraphContext:
             ),
         )
 
-    def variant(self, name: str, **chosen: str) -> dict[str, str]:
-        """THE choice of ``cypher/<name>.cypher``'s variants from the server's facts: ``SEARCH``
-        (2026.01+) or the 5.26 index procedure for U; whether the rank plugin's
-        ``guidedrag.rank`` / ``guidedrag.rankTiers`` rank; whether auto's entity tiers are walked
-        by the plugin (``walk``). ``chosen`` overrides a fact with a caller's explicit choice
-        (path 'plugin', the compiler's ``out``). Only the axes the template declares come back,
-        so the renderer can refuse any other; each fact is asked lazily (a round trip once)."""
-        facts: dict[str, Callable[[], str]] = {
-            "u_search": lambda: "search" if self.server.supports_search_clause else "index",
-            "rank": lambda: "plugin" if self.rank_plugin else "cypher",
-            "rank_tiers": lambda: "plugin" if self.rank_tiers_plugin else "cypher",
-            "walk": lambda: self.tier_walk,
-        }
-        return {
-            axis: chosen[axis] if axis in chosen else facts[axis]()
-            for axis in templates.variants(name)
-            if axis in chosen or axis in facts
-        }
-
     @property
-    def tier_walk(self) -> str:
-        """How ``auto``'s entity tiers are walked: ``plugin`` when the tiers rank through the
-        plugin and it lists the walk functions (a plugin built before them walks in Cypher),
-        else ``cypher``. The variant of ``select_near``/``select_mentioned`` the compiler takes."""
-        listed = self.rank_tiers_plugin and self.fact(
+    def tier_walk_plugin(self) -> bool:
+        """Whether the plugin can walk ``auto``'s entity tiers: the tiers rank through it and it
+        lists the walk functions (a plugin built before them walks in Cypher). A fact only: the
+        variant it decides (``walk``) is chosen with the others by ``RankFacts.variant``."""
+        return self.rank_tiers_plugin and self.fact(
             "tier_walk_plugin",
             lambda: all(
                 procedure_available(
@@ -348,4 +334,3 @@ class GraphContext:
                 for name in TIER_WALK_FUNCTIONS
             ),
         )
-        return "plugin" if listed else "cypher"

@@ -27,8 +27,9 @@ from guidedrag_graph.selection import Selector
 from guidedrag_graph.selection.evaluator import InMemoryGraph, evaluate_tiers
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.policy import SteeringPolicy
-from guidedrag_graph.steering.tier_prep import prepare_tiers
-from guidedrag_graph.steering.tiers import TierWeights, plan_auto
+from guidedrag_graph.steering.tier_prep import PreparedTiers
+from guidedrag_graph.steering.tier_prep import prepare_tiers as _prepare_tiers
+from guidedrag_graph.steering.tiers import AutoPlan, TierWeights, plan_auto
 from guidedrag_graph.testing.memory_graph import load_graph
 from tests.conftest import _wipe_nodes, wipe
 from tests.test_selection_differential import NAMES, RELS, graphs, settings_for
@@ -41,6 +42,12 @@ def fresh_db(driver: Driver) -> Iterator[Driver]:
     wipe(driver)
     yield driver
     wipe(driver)
+
+
+def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
+    """``prepare_tiers`` with the edge's variant chooser. A wrapper, so that the property test's
+    body (whose source seeds Hypothesis' derandomised examples) stays as it was."""
+    return _prepare_tiers(selector, plan, Retriever(selector.graph).paths.variant)
 
 
 def _embed(driver: Driver, graph: InMemoryGraph, seed: int) -> dict[str, np.ndarray]:

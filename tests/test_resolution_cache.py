@@ -149,12 +149,12 @@ def test_a_question_asked_again_reuses_its_compiled_tiers_until_the_cache_expire
         weights = rag.policy.tier_weights(ADA)
         plan = plan_auto(ADA, weights)
         assert plan_auto(Semantics(entities=("Ada Lovelace",)), weights) is plan
-        first = prepare_tiers(rag.selector, plan)
+        first = prepare_tiers(rag.selector, plan, rag.retriever.paths.variant)
         assert first.compiled is not None and first.text == plan.text()
-        assert prepare_tiers(rag.selector, plan) is first
+        assert prepare_tiers(rag.selector, plan, rag.retriever.paths.variant) is first
         ranked = rag.retrieve("Where was Ada Lovelace born?", semantics=ADA, k=3)
         time.sleep(0.4)
-        fresh = prepare_tiers(rag.selector, plan)
+        fresh = prepare_tiers(rag.selector, plan, rag.retriever.paths.variant)
         assert fresh is not first
         assert fresh.compiled is not None and fresh.compiled.cypher == first.compiled.cypher
         again = rag.retrieve("Where was Ada Lovelace born?", semantics=ADA, k=3)

@@ -11,6 +11,7 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db.connection import read_query
 from guidedrag_graph.errors import SelectionCostError
+from guidedrag_graph.retrieval import Retriever
 from guidedrag_graph.schema.presets import PRESETS, relation_type_name
 from guidedrag_graph.selection import Selector, entity, khop, near
 from guidedrag_graph.selection import nodes as A
@@ -56,7 +57,7 @@ def test_every_sample_question_selection_and_tier_plan_passes(
             selector.prepare(expr)  # raises SelectionCostError if refused
             checked += 1
         plan = plan_auto(question.semantics, TierWeights())
-        prepared = prepare_tiers(selector, plan)
+        prepared = prepare_tiers(selector, plan, Retriever(selector.graph).paths.variant)
         assert prepared.empty is None or prepared.empty.kind == "unknown_entity"
     assert checked >= 100
     # The worst of the single terms a user may write at the default depth limit still passes.

@@ -4,12 +4,14 @@ before any chunk is read, and explanations walked down a sizes tree."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 import pytest
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.retrieval import Retriever
 from guidedrag_graph.schema.presets import schema_from_settings
 from guidedrag_graph.selection import EmptySelection, Selector, parse
 from guidedrag_graph.selection.cost import CostStats, GraphCounts
@@ -68,6 +70,11 @@ def selector(monkeypatch: pytest.MonkeyPatch) -> Selector:
     monkeypatch.setattr(selector, "schema_mismatch", lambda: None)
     monkeypatch.setattr(selector, "fulltext_missing", lambda: None)
     return selector
+
+
+def _variants(selector: Selector) -> Callable[[str], Mapping[str, str]]:
+    """The edge's variant chooser (``RankFacts.variant``): with the plugin off it needs no read."""
+    return Retriever(selector.graph).paths.variant
 
 
 def fake(selector: Selector) -> FakeResolver:
@@ -200,18 +207,18 @@ def test_auto_resolves_each_name_once_and_abstains_in_the_plain_words(
     monkeypatch.setattr(selector, "schema_mismatch", lambda: "WRONG PRESET")
     weights = TierWeights(entity=0.3, relation=0.2, hop=0.1, near=0.05)
     semantics = Semantics(entities=("Gaul", "Atlantis", "Rme"), complexity=2)
-    prepared = prepare_tiers(selector, plan_auto(semantics, weights))
+    prepared = prepare_tiers(selector, plan_auto(semantics, weights), _variants(selector))
     assert prepared.compiled is None and fake(selector).batches == [["Gaul", "Atlantis", "Rme"]]
     assert prepared.empty == EmptySelection(
         "unknown_entity", "entity('Atlantis')", f"no entity named 'Atlantis' {NO_SUCH}"
     )
     semantics = Semantics(entities=("Rome",), relations=("fought on",), relational=True)
-    prepared = prepare_tiers(selector, plan_auto(semantics, weights))
+    prepared = prepare_tiers(selector, plan_auto(semantics, weights), _variants(selector))
     assert prepared.empty is not None and prepared.empty.kind == "unknown_relation_type"
     assert prepared.empty.term == "hop('Rome', ['FOUGHT_ON'])"
     assert prepared.empty.suggestions == ("FOUGHT_IN",)
     semantics = Semantics(entities=("Rome", "Gaul"), relations=("fought in",), relational=True)
-    prepared = prepare_tiers(selector, plan_auto(semantics, weights))
+    prepared = prepare_tiers(selector, plan_auto(semantics, weights), _variants(selector))
     assert prepared.empty is None and prepared.compiled is not None
     assert [t.name for t in prepared.compiled.tiers] == ["E", "A_rel", "A_hop", "N"]
     assert fake(selector).batches[-1] == ["Rome", "Gaul"]
@@ -220,9 +227,11 @@ def test_auto_resolves_each_name_once_and_abstains_in_the_plain_words(
 def test_a_plan_without_tiers_still_abstains_on_an_unknown_name(selector: Selector) -> None:
     plan = plan_auto(Semantics(entities=("Atlantis",)), TierWeights())
     assert not plan.tiers
-    assert prepare_tiers(selector, plan).empty is not None
+    assert prepare_tiers(selector, plan, _variants(selector)).empty is not None
     assert (
-        prepare_tiers(selector, plan_auto(Semantics(entities=("Rome",)), TierWeights())).empty
+        prepare_tiers(
+            selector, plan_auto(Semantics(entities=("Rome",)), TierWeights()), _variants(selector)
+        ).empty
         is None
     )
 

@@ -44,7 +44,7 @@ def _rows(
     ranked, sizes = [], []
     for q in QUESTIONS:
         plan = plan_auto(q.semantics, WEIGHTS)
-        prepared = prepare_tiers(selector, plan)
+        prepared = prepare_tiers(selector, plan, retriever.paths.variant)
         if prepared.compiled is None:
             continue
         compiled = prepared.compiled
@@ -115,8 +115,9 @@ def test_the_plugin_walk_ranks_what_the_cypher_walk_ranked(
         update={"planner_exact_max": exact_max, "planner_tier_list_max": list_max}
     )
     graph = GraphContext.open(base, sample_db)
-    assert graph.tier_walk == "plugin", "the test server runs the plugin built from plugin/"
     selector, retriever = Selector(graph), Retriever(graph)
+    walk = retriever.paths.variant("select_mentioned")["walk"]
+    assert walk == "plugin", "the test server runs the plugin built from plugin/"
     vectors = embedder_for(settings).embed_queries([q.question for q in QUESTIONS])
     got: dict[str, list[Any]] = {"cypher": [], "plugin": []}
     for q, vector in zip(QUESTIONS, vectors, strict=True):

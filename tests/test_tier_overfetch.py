@@ -59,7 +59,9 @@ def test_two_step_overfetch_ranks_what_one_wide_search_ranked(
     selector, retriever = Selector(graph), Retriever(graph)
     seen: Counter[str] = Counter()
     for question, vector in zip(questions, vectors, strict=True):
-        prepared = prepare_tiers(selector, plan_auto(question.semantics, WEIGHTS))
+        prepared = prepare_tiers(
+            selector, plan_auto(question.semantics, WEIGHTS), retriever.paths.variant
+        )
         assert prepared.compiled is not None, question.question
         compiled = prepared.compiled
         planned = retriever.paths.planner.planned(

@@ -64,7 +64,7 @@ def gather(rag: GuidedRAG, questions: Sequence[Question], k: int) -> list[Questi
     out: list[QuestionFeatures] = []
     for q in questions:
         plan = plan_auto(q.semantics, _GATHER)
-        prepared = prepare_tiers(rag.selector, plan)
+        prepared = prepare_tiers(rag.selector, plan, rag.retriever.paths.variant)
         if prepared.empty is not None:
             continue
         vector = rag.embedder.embed_queries([q.question])[0]

@@ -50,7 +50,7 @@ def retrieve_auto(
     timings: dict[str, float] = {}
     started = time.perf_counter()
     plan = plan_auto(asked.semantics, policy.tier_weights(asked.semantics))
-    prepared = prepare_tiers(selector, plan)
+    prepared = prepare_tiers(selector, plan, retriever.paths.variant)
     timings["selection"] = time.perf_counter() - started
     if prepared.empty is not None:  # nothing embedded, no vector search, no LLM call
         return asked.abstain(plan.text(), prepared.empty, steering="auto", timings=timings)

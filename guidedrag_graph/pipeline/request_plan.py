@@ -41,7 +41,8 @@ from guidedrag_graph.steering.tiers import TierWeights, plan_auto
 @dataclass(frozen=True)
 class Facts:
     """What planning needs from the KB, read at the edge: each leaf's resolution, the ranking
-    facts, how auto's entity tiers are walked (``walk``: the plugin's functions or Cypher), the
+    facts, how auto's entity tiers are walked (``walk``: the plugin's functions or Cypher, as
+    ``RankFacts.variant`` chose it for ``select_mentioned``), the
     settings' hop cap, and the compiled scope (None: the whole KB)."""
 
     rank: RankFacts

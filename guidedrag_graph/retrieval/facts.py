@@ -71,6 +71,7 @@ class RankFacts:
 
     ``u_search``: ``search`` (2026.01+ ``SEARCH``) or ``index`` (the 5.26 procedure);
     ``rank_plugin``/``rank_tiers_plugin``: ``guidedrag.rank``/``rankTiers`` rank;
+    ``tier_walk_plugin``: the plugin lists the functions that walk auto's entity tiers;
     ``search_in_filter``: the server can filter a vector search (2026.06+);
     ``search_in_unready``: why a filtered ``SEARCH`` cannot run here ("" when it can);
     ``scope_exact_max``: inside a scope, where the index cannot filter by chunk id, how many
@@ -83,6 +84,7 @@ class RankFacts:
     u_search: str | None = None
     rank_plugin: bool | None = None
     rank_tiers_plugin: bool | None = None
+    tier_walk_plugin: bool | None = None
     exact_max: int | None = None
     tier_list_max: int | None = None
     search_in_filter: bool | None = None
@@ -111,12 +113,24 @@ class RankFacts:
         return bool(self.need("search_in_filter")) and self.need("search_in_unready") == ""
 
     def variant(self, name: str, **chosen: str) -> dict[str, str]:
-        """``cypher/<name>.cypher``'s variants from these facts (``GraphContext.variant`` asks
-        the server for the same axes); ``chosen`` overrides an axis (path 'plugin')."""
+        """THE choice of ``cypher/<name>.cypher``'s variants from the server's facts: ``SEARCH``
+        (2026.01+) or the 5.26 index procedure for U; whether the rank plugin's
+        ``guidedrag.rank`` / ``guidedrag.rankTiers`` rank; whether auto's entity tiers are walked
+        by the plugin's functions (``walk``, the variant of ``select_near``/``select_mentioned``
+        the selection compiler takes). ``chosen`` overrides a fact with a caller's explicit
+        choice (path 'plugin'). Only the axes the template declares come back, so the renderer
+        can refuse any other; each fact is needed only for an axis the template has, so the edge
+        reads it only then (``MissingFact``)."""
         facts: dict[str, Callable[[], str]] = {
             "u_search": lambda: str(self.need("u_search")),
             "rank": lambda: "plugin" if self.need("rank_plugin") else "cypher",
             "rank_tiers": lambda: "plugin" if self.need("rank_tiers_plugin") else "cypher",
+            # a plugin that cannot rank the tiers is not asked for the walk
+            "walk": lambda: (
+                "plugin"
+                if self.need("rank_tiers_plugin") and self.need("tier_walk_plugin")
+                else "cypher"
+            ),
         }
         return {
             axis: chosen[axis] if axis in chosen else facts[axis]()

@@ -55,28 +55,34 @@ class Planner:
         earlier call on this driver already read. The rest is read when a plan needs it."""
         graph, settings = self.graph, self.graph.settings
         known: dict[str, Any] = {}
-        server = graph.known("server")
+        kept = graph.known_facts()  # one look at the kept facts, not one per fact
+        server = kept.get("server")
         if server is not None:
             known.update(
                 u_search="search" if server.supports_search_clause else "index",
                 search_in_filter=server.supports_search_in_filter,
                 server_version=str(server.version),
             )
-        plugin = False if settings.rank_plugin == "off" else graph.known("rank_plugin")
+        plugin = False if settings.rank_plugin == "off" else kept.get("rank_plugin")
         if plugin is not None:
             known["rank_plugin"] = plugin
-            tiers = False if not plugin else graph.known("rank_tiers_plugin")
+            tiers = False if not plugin else kept.get("rank_tiers_plugin")
             if tiers is not None:
                 known["rank_tiers_plugin"] = tiers
+                walk = False if not tiers else kept.get("tier_walk_plugin")
+                if walk is not None:
+                    known["tier_walk_plugin"] = walk
         if settings.planner_exact_max is not None:
             known["exact_max"] = settings.planner_exact_max
         elif server is not None and plugin is not None:
-            limit = graph.known("plugin_exact_max") if plugin else None
+            limit = kept.get("plugin_exact_max") if plugin else None
             if not plugin or limit is not None:
                 known["exact_max"] = exact_max_for(None, server.supports_search_in_filter, limit)
-        if graph.schema.chunk_id == ELEMENT_ID or graph.known("search_in_ready"):
+        if graph.schema.chunk_id == ELEMENT_ID:
             known["search_in_unready"] = self.search_in_unready() or ""
-        declared = graph.known("vector_filter_properties")
+        elif kept.get("search_in_ready"):  # only a "ready" answer is kept
+            known["search_in_unready"] = ""
+        declared = kept.get("vector_filter_properties")
         if declared is not None:  # read once per driver: no round trip when already known
             known["vector_filter_properties"] = declared
         return RankFacts(
@@ -102,6 +108,7 @@ class Planner:
             },
             "rank_plugin": lambda: {"rank_plugin": graph.rank_plugin},
             "rank_tiers_plugin": lambda: {"rank_tiers_plugin": graph.rank_tiers_plugin},
+            "tier_walk_plugin": lambda: {"tier_walk_plugin": graph.tier_walk_plugin},
             "exact_max": lambda: {"exact_max": self.exact_max()},
             "search_in_unready": lambda: {"search_in_unready": self.search_in_unready() or ""},
             "vector_filter_properties": lambda: {

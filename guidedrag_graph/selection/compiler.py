@@ -47,8 +47,8 @@ def compile_plan(
     ``by_entities`` (a boost ranked by ``retrieve_boost``: ``auto``'s tiers): a tier made only
     of ``MENTIONING`` terms is compiled as its entities and listed only when listing pays off
     (``cypher/select_mentioned.cypher``); its member variable then says how to test a chunk.
-    ``walk`` (``GraphContext.tier_walk``): ``plugin`` walks those tiers' near() steps and their
-    listing with the rank plugin's functions, the same sets in the same order.
+    ``walk`` (``RankFacts.variant``'s ``walk`` axis): ``plugin`` walks those tiers' near()
+    steps and their listing with the rank plugin's functions, the same sets in the same order.
     ``param_prefix``: the leaves' parameters are ``$<prefix>_<i>_<key>`` (a scope compiles with
     ``scp`` so that its parameters and a selection's meet in one query). ``group_documents``
     (a scope): a union made only of ``document()`` terms is ONE subquery over all their ids,

@@ -13,9 +13,12 @@ relationship read or one list element touched, about one Neo4j db hit) from:
   lookup each),
 
 both in one query (``cypher/selection_cost.cypher``), asked only when the selection has an
-expanding term, and kept for ``GUIDEDRAG_RESOLUTION_CACHE_S`` like resolved names. A selection
-whose estimate is over ``GUIDEDRAG_MAX_SELECTION_COST`` is refused (``SelectionCostError``)
-before its query is sent. The model and the default are explained in docs/selection-limits.md.
+expanding term, and kept for ``GUIDEDRAG_RESOLUTION_CACHE_S`` like resolved names. That read is
+the edge's (``selection/fact_reads.py``, through ``Resolver.cost_stats``): this module only
+decides, from the counts it is handed, and imports no driver (the pure-planning contract).
+A selection whose estimate is over ``GUIDEDRAG_MAX_SELECTION_COST`` is refused
+(``SelectionCostError``) before its query is sent. The model and the default are explained in
+docs/selection-limits.md.
 
 The model, per breadth-first step (the templates' ``@step``): step 1 expands the start entities'
 own degree (known); a later step expands the frontier times a growth factor, the larger of the
@@ -37,18 +40,16 @@ of steps costs a few thousand rows and those two are refused.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from guidedrag_graph.errors import SelectionCostError
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.primitives import Resolved
-from guidedrag_graph.templates import queries as T
 
 if TYPE_CHECKING:
     from guidedrag_graph.config import Settings
-    from guidedrag_graph.context import GraphContext
     from guidedrag_graph.selection.compiled_forms import CompiledPlan
 
 # Terms whose cost depends on the graph around their entities (their template has ``@step``).
@@ -104,34 +105,6 @@ def needs_estimate(expr: A.Expr) -> bool:
     """Only selections with an expanding term are estimated (the others touch each entity's
     chunks once and are bounded by the size limits); they cost no count query."""
     return any(isinstance(leaf, EXPANDING) for leaf in expr.leaves())
-
-
-def fetch_stats(graph: GraphContext, ids: Iterable[str]) -> CostStats:
-    """The counts for ``ids``: from the cache where kept, else one cheap query."""
-    wanted = list(dict.fromkeys(ids))
-    cache = graph.data
-    counts: GraphCounts | None = cache.get("graph_counts")
-    degrees: dict[str, tuple[int, int]] = {}
-    missing: list[str] = []
-    for i in wanted:
-        kept = cache.get(("degree", i))
-        if kept is None:
-            missing.append(i)
-        else:
-            degrees[i] = kept
-    if counts is None or missing:
-        row = graph.read(
-            T.query("selection_cost", graph.schema), {"sel_ids": missing}, name="selection_cost"
-        )[0]
-        counts = GraphCounts(
-            *(int(row[k]) for k in ("entities", "chunks", "mentions", "relationships"))
-        )
-        cache.put("graph_counts", counts)
-        for entity_id, degree, mentions in row["degrees"]:
-            pair = (max(int(degree) - int(mentions), 0), int(mentions))
-            degrees[str(entity_id)] = pair
-            cache.put(("degree", str(entity_id)), pair)
-    return CostStats(counts, degrees)
 
 
 def start_ids(resolved: dict[A.Expr, Resolved]) -> list[str]:

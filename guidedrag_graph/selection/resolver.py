@@ -22,7 +22,8 @@ from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db.reads import Read
 from guidedrag_graph.db.versions import database_version
 from guidedrag_graph.schema.presets import SchemaMapping, name_key, relation_type_name
-from guidedrag_graph.selection.cost import CostStats, fetch_stats
+from guidedrag_graph.selection.cost import CostStats
+from guidedrag_graph.selection.fact_reads import fetch_stats
 from guidedrag_graph.selection.limits import Limits, check_list, check_text
 from guidedrag_graph.templates import queries as T
 

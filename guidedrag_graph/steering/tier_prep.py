@@ -16,6 +16,7 @@ and a call pays for resolution lookups only.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from guidedrag_graph.selection import EmptySelection, Expr, Selector
@@ -36,11 +37,16 @@ class PreparedTiers:
     text: str | None = None  # ``expr``'s DSL text, made once with the compiled tiers
 
 
-def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
+def prepare_tiers(
+    selector: Selector, plan: AutoPlan, variants: Callable[[str], Mapping[str, str]]
+) -> PreparedTiers:
     """Resolve the plan's names (each once, in one batch) and compile its tiers into one body.
 
     Abstains on the first unknown entity (in the plan's order), then on the first tier term
-    with an unknown relation type; the messages name only the term (no schema diagnosis)."""
+    with an unknown relation type; the messages name only the term (no schema diagnosis).
+    ``variants``: a template's server variants, chosen from the ranking facts
+    (``Paths.variant``, i.e. ``RankFacts.variant``); asked only when tiers are compiled, for
+    how their entity terms are walked."""
     res = selector.resolution(plan.entities, diagnose=False)
     if (unknown := res.first_unknown(plan.entities)) is not None:
         return PreparedTiers(None, unknown)
@@ -64,7 +70,7 @@ def prepare_tiers(selector: Selector, plan: AutoPlan) -> PreparedTiers:
         resolved,
         selector.schema,
         hop_cap=selector.settings.hop_cap,
-        walk=selector.graph.variant("select_mentioned")["walk"],
+        walk=variants("select_mentioned")["walk"],
     )
     assert compiled is not None  # the plan has tiers (checked above)
     check_cost(
