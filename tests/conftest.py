@@ -23,7 +23,9 @@ from guidedrag_graph.kb import Bundle, load_bundle, read_bundle, sample_kb_dir
 from guidedrag_graph.migration.run import migrate
 from guidedrag_graph.runtime import LocalNeo4j, install_rank_plugin
 from guidedrag_graph.schema.presets import PRESETS
+from tests.kept_states import KeptStates, delete_all_but_migration_records
 from tests.tiny_corpus import write_bundle
+from tests.xdist_units import SERVER_526_MODULES
 
 TEST_PASSWORD = "guidedrag-test-pw"
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -52,19 +54,48 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     modules: dict[str, list[pytest.Item]] = {}
     for item in items:
         modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+    unlisted = sorted(
+        name
+        for name, module in modules.items()
+        if _uses(module, "apoc_settings") and name not in SERVER_526_MODULES
+    )
+    if unlisted:
+        raise pytest.UsageError(
+            f"{', '.join(unlisted)} use(s) the 5.26 server: add them to SERVER_526_MODULES in "
+            "tests/xdist_units.py, so that CI's workers start that server once"
+        )
     order = sorted(modules.values(), key=_module_rank)  # stable: ties keep collection order
     items[:] = [item for module in order for item in module]
 
 
-def _module_rank(module: list[pytest.Item]) -> tuple[bool, int, int]:
+def _uses(module: list[pytest.Item], fixture: str) -> bool:
+    return any(fixture in getattr(i, "fixturenames", ()) for i in module)
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown when xdist is not installed
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``--dist loadfile`` (CI), with the 5.26 server's modules sent as one unit."""
+    if config.getoption("dist", None) != "loadfile":
+        return None
+    from tests.xdist_units import LoadFileSharingServers
+
+    return LoadFileSharingServers(config, log)
+
+
+def _module_rank(module: list[pytest.Item]) -> tuple[bool, int, int, int]:
     """Whole modules, never tests within one, are moved (a module's own order is kept):
     modules with ``slow`` tests first (the long ones start early and do not trail behind the
     rest on one xdist worker); within that and the rest, first those whose every database test
     reads the sample KB (one load serves them all), then those that mix readers and others,
-    then the other database modules, then those that need no server; larger modules first
+    then the other database modules, then those that need no server. Within each, the 5.26
+    server's modules come first (one xdist unit, the server's start the longest setup), then
+    those that read the tiny KB, then those that empty a migrated database (``KEPT``: a
+    module in between that wipes or loads costs the next one a rebuild); larger modules first
     within each, as xdist's own ``--loadscope-reorder`` does (``.ci/run`` turns that off to
     keep this order)."""
-    server = [i for i in module if "neo4j_server" in getattr(i, "fixturenames", ())]
+    server = [
+        i for i in module if {"neo4j_server", "apoc_settings"} & set(getattr(i, "fixturenames", ()))
+    ]
     readers = sum("sample_db" in getattr(i, "fixturenames", ()) for i in server)
     slow = any(i.get_closest_marker("slow") for i in module)
     if server and readers == len(server):
@@ -73,10 +104,14 @@ def _module_rank(module: list[pytest.Item]) -> tuple[bool, int, int]:
         kind = 1
     else:
         kind = 2 if server else 3
-    return not slow, kind, -len(module)
+    shares = ("apoc_settings", "tiny_kb", "migrated_db")
+    share = next((n for n, fixture in enumerate(shares) if _uses(module, fixture)), len(shares))
+    return not slow, kind, share, -len(module)
 
 
 _SAMPLE_LOADS: list[float] = []
+# The migrated schema and the tiny KB, handed out again while they are as the last build left them.
+KEPT = KeptStates()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -84,12 +119,16 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     output = getattr(session.config, "workeroutput", None)
     if output is not None:
         output["sample_loads"] = list(_SAMPLE_LOADS)
+        output["kept_builds"] = dict(KEPT.builds)
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown when xdist is not installed
 def pytest_testnodedown(node: object, error: object) -> None:
     """The controller adds up the workers' sample loads for the summary."""
-    _SAMPLE_LOADS.extend(getattr(node, "workeroutput", {}).get("sample_loads", []))
+    output = getattr(node, "workeroutput", {})
+    _SAMPLE_LOADS.extend(output.get("sample_loads", []))
+    for name, builds in output.get("kept_builds", {}).items():
+        KEPT.builds[name] = KEPT.builds.get(name, 0) + builds
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -99,6 +138,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(
             f"sample KB loaded {len(_SAMPLE_LOADS)} time(s), {sum(_SAMPLE_LOADS):.1f} s in all"
         )
+    for name, builds in sorted(KEPT.builds.items()):
+        terminalreporter.write_line(f"{name} built {builds} time(s)")
 
 
 @pytest.fixture(scope="session")
@@ -194,9 +235,23 @@ def blank_db(driver: Driver) -> Driver:
 
 @pytest.fixture
 def migrated_db(driver: Driver, settings: Settings) -> Driver:
-    """An empty database with every migration applied (default schema preset)."""
-    wipe(driver)
-    migrate(driver, settings, PRESETS["guidedrag"])
+    """An empty database with every migration applied (default schema preset).
+
+    Emptied of data, not rebuilt, when its schema and migration records are exactly what the
+    last migrate here left (``tests/kept_states.py``): re-creating the indexes for each of these
+    tests was most of their time."""
+
+    def build() -> None:
+        wipe(driver)
+        migrate(driver, settings, PRESETS["guidedrag"])
+
+    KEPT.ensure(
+        "migrated",
+        settings.neo4j_uri,
+        driver,
+        build,
+        before_check=delete_all_but_migration_records,
+    )
     return driver
 
 
@@ -258,22 +313,27 @@ def embedder(settings: Settings) -> Embedder:
     return embedder_for(settings)
 
 
+def load_tiny_kb(driver: Driver, settings: Settings, folder: Path, embedder: Embedder) -> Driver:
+    """``tests/tiny_corpus.py`` on ``driver``'s server, unless it is there exactly as the last
+    load left it: modules that only read it, one after the other, share one load."""
+
+    def build() -> None:
+        wipe(driver)
+        migrate(driver, settings, PRESETS["guidedrag"])
+        load_bundle(driver, settings, PRESETS["guidedrag"], write_bundle(folder), embedder=embedder)
+        driver.execute_query("CALL db.awaitIndexes(120)")
+
+    KEPT.ensure("tiny KB", settings.neo4j_uri, driver, build)
+    return driver
+
+
 @pytest.fixture(scope="module")
 def tiny_kb(
     driver: Driver, settings: Settings, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder
 ) -> Driver:
-    """``tests/tiny_corpus.py`` loaded once per module that asks (its tests only read)."""
-    wipe(driver)
-    migrate(driver, settings, PRESETS["guidedrag"])
-    load_bundle(
-        driver,
-        settings,
-        PRESETS["guidedrag"],
-        write_bundle(tmp_path_factory.mktemp("tiny_kb")),
-        embedder=embedder,
-    )
-    driver.execute_query("CALL db.awaitIndexes(120)")
-    return driver
+    """``tests/tiny_corpus.py`` loaded for each module that asks (its tests only read), or left
+    in place from the module before when that one left it as it found it."""
+    return load_tiny_kb(driver, settings, tmp_path_factory.mktemp("tiny_kb"), embedder)
 
 
 # --- KG builders (tests/test_builders_*.py) ---------------------------------------------------

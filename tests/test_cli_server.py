@@ -1,7 +1,9 @@
-"""The CLI against a server of its own: fresh database, restarts and a kill mid-command.
+"""The CLI against a server of its own: fresh database, restarts, a bulk import and a kill
+mid-command.
 
 One managed server for the module (started with a random password, on free ports), used by the
-tests in file order: the first ones need a fresh database, the last one kills the server.
+tests in file order: the first ones need a fresh database, the bulk import stops, replaces and
+restarts it, the last one kills it.
 """
 
 from __future__ import annotations
@@ -16,17 +18,43 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pytest
+from neo4j import Driver, GraphDatabase
+from pydantic import SecretStr
 
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
+from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db.connection import connect
+from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.kb import read_bundle, sample_kb_dir
+from guidedrag_graph.kb.bulk import bulk_load
+from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
 from guidedrag_graph.runtime import LocalNeo4j
+from guidedrag_graph.schema.presets import PRESETS
 from tests.cli_run import error_line, run_cli
-from tests.conftest import cache_dir, free_port
+from tests.conftest import cache_dir, free_port, sample_bundle, wipe
+from tests.kb_bundles import graph_counts
 
 pytestmark = [pytest.mark.slow, pytest.mark.neo4j]
 
+GUIDEDRAG = PRESETS["guidedrag"]
+# What the bulk import and the transactional load must agree on, row for row.
+PROBES = (
+    "MATCH (c:Chunk) RETURN c.id AS id, c.text AS text, c.position AS pos, "
+    "c.document_id AS doc, c.embedding AS embedding ORDER BY id LIMIT 25",
+    "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.name_key AS key, "
+    "e.alias_keys AS ak, e.type AS type ORDER BY id LIMIT 50",
+    "MATCH (h:Entity)-[r]->(t:Entity) RETURN h.id AS h, type(r) AS type, r.predicate AS p, "
+    "r.source_chunk AS src, t.id AS t ORDER BY h, type, t, p, src LIMIT 200",
+    "MATCH (d:Document) RETURN d.id AS id, d.title AS title, d.source AS source, "
+    "toString(d.date) AS date ORDER BY id LIMIT 50",
+    # Both mark every node they create (what `kb wipe` deletes), and no relation (none joins two
+    # nodes they did not create).
+    "MATCH (n) WHERE NOT n:__GuidedRAGMigration RETURN n:__GuidedRAGLoaded AS loaded, "
+    "count(*) AS n",
+    "MATCH ()-[r]->() WHERE r.__GuidedRAGLoaded IS NOT NULL RETURN count(r) AS marked",
+)
 NOTIFICATION_WORDS = ("notification", "Received notification", "GQLSTATUS", "01N5")
 
 
@@ -299,13 +327,58 @@ def test_a_server_that_does_not_answer_is_a_timeout_at_the_deadline(own: OwnServ
         driver.close()
 
 
+def test_bulk_import_equals_transactional_load(
+    own: OwnServer, sample_db: Driver, settings: Settings
+) -> None:
+    """``load --bulk`` (offline neo4j-admin import) gives the graph the transactional loader
+    gives (the sample KB on the test server). On this module's server, emptied: the import
+    stops it, replaces its database and starts it again (a server of its own cost one more
+    JVM start and stop, for nothing the test checks)."""
+    server = own.server
+    bulk_settings = settings.model_copy(
+        update={"neo4j_uri": server.uri, "neo4j_password": SecretStr(own.password)}
+    )
+    driver = connect(bulk_settings)
+    try:
+        wipe(driver)  # --bulk refuses a database that holds data
+    finally:
+        driver.close()
+    assert server.status().running  # so bulk_load stops it itself
+    report = bulk_load(bulk_settings, GUIDEDRAG, sample_kb_dir(), server=server)
+    assert report.timings["import"] > 0 and "V0005" in " ".join(report.migrations_applied)
+    with GraphDatabase.driver(server.uri, auth=("neo4j", own.password)) as bulk:
+        assert graph_counts(bulk, bulk_settings, GUIDEDRAG) == graph_counts(
+            sample_db, settings, GUIDEDRAG
+        )
+        for probe in PROBES:
+            assert [dict(r) for r in bulk.execute_query(probe).records] == [
+                dict(r) for r in sample_db.execute_query(probe).records
+            ], probe
+        # Same retrieval results: exact ranking and the vector index, for every question.
+        bundle = sample_bundle()
+        ids = tuple(c.id for c in bundle.chunks[::3])
+        rng = np.random.default_rng(5)
+        for q in [*list(bundle.embeddings.values())[:5], rng.normal(size=384)]:
+            for path, selection in (("exact", ChunkIdSelection(ids)), ("index", None)):
+                a = Retriever(GraphContext.open(bulk_settings, bulk, GUIDEDRAG)).rank(
+                    q, selection, k=5, path=path if selection else None
+                )
+                b = Retriever(GraphContext.open(settings, sample_db, GUIDEDRAG)).rank(
+                    q, selection, k=5, path=path if selection else None
+                )
+                assert [c.id for c in a.chunks] == [c.id for c in b.chunks]
+    # A second --bulk onto a database with data is refused before anything is stopped.
+    with pytest.raises(ConfigurationError, match="holds data"):
+        bulk_load(bulk_settings, GUIDEDRAG, sample_kb_dir(), server=server)
+    assert server.status().running
+
+
 def test_server_killed_mid_command_is_one_line(own: OwnServer, tmp_path: Path) -> None:
     """Runs last: the server does not come back."""
     import subprocess
     import sys
 
     from tests.cli_run import clean_env
-    from tests.conftest import wipe
 
     settings = own.settings()
     driver = connect(settings)

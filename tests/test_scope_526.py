@@ -5,7 +5,6 @@ written, and every steering ranks only inside the scope. The 5.26 server is CI's
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,16 +12,12 @@ from neo4j import Driver
 
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder, embedder_for
-from guidedrag_graph.kb import load_bundle
-from guidedrag_graph.migration.run import migrate
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.selection import all_, document
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.templates import queries as templates
-from tests.conftest import wipe
+from tests.conftest import load_tiny_kb
 from tests.template_scripts import as_written, browser_params
-from tests.tiny_corpus import write_bundle
 
 pytestmark = pytest.mark.neo4j
 
@@ -37,12 +32,8 @@ def tiny_526(
     apoc_driver: Driver, apoc_settings: Settings, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Driver, Embedder]:
     embedder = embedder_for(apoc_settings)
-    wipe(apoc_driver)
-    migrate(apoc_driver, apoc_settings, PRESETS["guidedrag"])
-    folder: Path = write_bundle(tmp_path_factory.mktemp("tiny_kb_scope_526"))
-    load_bundle(apoc_driver, apoc_settings, PRESETS["guidedrag"], folder, embedder=embedder)
-    apoc_driver.execute_query("CALL db.awaitIndexes(120)")
-    return apoc_driver, embedder
+    folder = tmp_path_factory.mktemp("tiny_kb_scope_526")
+    return load_tiny_kb(apoc_driver, apoc_settings, folder, embedder), embedder
 
 
 @pytest.mark.parametrize("name", ["scope", "scope_narrow"])

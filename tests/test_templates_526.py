@@ -7,8 +7,6 @@ retriever, choosing its variants from that server's facts, ranks as on the main 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from neo4j import Driver
 
@@ -16,13 +14,10 @@ from guidedrag_graph.config import Settings
 from guidedrag_graph.context import RANK_PROCEDURE
 from guidedrag_graph.db.connection import procedure_available, server_info
 from guidedrag_graph.embeddings import Embedder, embedder_for
-from guidedrag_graph.kb import load_bundle
-from guidedrag_graph.migration.run import migrate
 from guidedrag_graph.pipeline import GuidedRAG
-from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.templates import queries as templates
-from tests.conftest import wipe
+from tests.conftest import load_tiny_kb
 from tests.template_scripts import (
     NAMES,
     as_written,
@@ -31,7 +26,6 @@ from tests.template_scripts import (
     cases,
     documented_columns,
 )
-from tests.tiny_corpus import write_bundle
 
 pytestmark = pytest.mark.neo4j
 
@@ -57,12 +51,8 @@ def kb_526(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Driver:
     """The tiny KB on the 5.26 server, loaded by the loader (load_relations runs there)."""
-    wipe(apoc_driver)
-    migrate(apoc_driver, apoc_settings, PRESETS["guidedrag"])
-    folder: Path = write_bundle(tmp_path_factory.mktemp("tiny_kb_526"))
-    load_bundle(apoc_driver, apoc_settings, PRESETS["guidedrag"], folder, embedder=embedder_526)
-    apoc_driver.execute_query("CALL db.awaitIndexes(120)")
-    return apoc_driver
+    folder = tmp_path_factory.mktemp("tiny_kb_526")
+    return load_tiny_kb(apoc_driver, apoc_settings, folder, embedder_526)
 
 
 def test_the_526_variants_are_there() -> None:
