@@ -85,7 +85,7 @@ def test_a_write_is_seen_by_the_suggestions_of_the_next_instance(
 def test_close_relation_types_and_the_relation_vocabulary_are_judged_once(
     tiny_kb: Driver, settings: Settings, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from guidedrag_graph.pipeline import linked
+    from guidedrag_graph.pipeline import question_relations
     from guidedrag_graph.selection import resolver as resolver_module
 
     calls = {"rank_similar": 0, "links_relations": 0}
@@ -101,7 +101,9 @@ def test_close_relation_types_and_the_relation_vocabulary_are_judged_once(
         resolver_module, "rank_similar", counted("rank_similar", resolver_module.rank_similar)
     )
     monkeypatch.setattr(
-        linked, "links_relations", counted("links_relations", linked.links_relations)
+        question_relations,
+        "links_relations",
+        counted("links_relations", question_relations.links_relations),
     )
     rag = GuidedRAG(settings, driver=tiny_kb, embedder=embedder)
     rag.graph.data.clear()
