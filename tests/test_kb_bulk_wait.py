@@ -28,15 +28,24 @@ def test_a_failed_index_ends_the_wait_at_once() -> None:
         {"name": "chunk_embedding", "state": "FAILED", "percent": 12.0},
         {"name": "entity_names", "state": "POPULATING", "percent": 50.0},
     ]
-    with pytest.raises(ConfigurationError, match="index chunk_embedding FAILED"):
+    with pytest.raises(ConfigurationError, match="index 'chunk_embedding' FAILED"):
         bulk.index_population(rows)
 
 
 def test_the_wait_running_out_is_one_line_that_says_how_to_check() -> None:
     line = bulk.still_populating([("chunk_embedding", 63.4)], 3600.2)
     assert "\n" not in line
-    assert "chunk_embedding (63%)" in line and "after 3600s" in line
+    assert "'chunk_embedding' (63%)" in line and "after 3600s" in line
     assert "imported" in line and "guidedrag kb stats" in line
+
+
+def test_index_names_from_the_database_are_quoted_in_every_line() -> None:
+    hostile = "idx\nCREATE (:Pwned)"
+    line = bulk.still_populating([(hostile, 5.0)], 10.0)
+    assert "\n" not in line and "'idx\\x0aCREATE (:Pwned)' (5%)" in line
+    with pytest.raises(ConfigurationError) as failed:
+        bulk.index_population([{"name": hostile, "state": "FAILED", "percent": 1.0}])
+    assert "\n" not in str(failed.value) and "'idx\\x0aCREATE (:Pwned)'" in str(failed.value)
 
 
 def test_wait_online_returns_once_a_new_vector_index_is_online(

@@ -23,6 +23,7 @@ from neo4j import Driver
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db.connection import connect
 from guidedrag_graph.errors import ConfigurationError, EmbeddingError
+from guidedrag_graph.identifiers import quote_name
 from guidedrag_graph.kb.bundle import Bundle
 from guidedrag_graph.kb.bundle_parallel import default_workers
 from guidedrag_graph.kb.bundle_reader import read_bundle
@@ -192,7 +193,7 @@ def _wait_online(
 def index_population(rows: list[dict[str, Any]]) -> list[tuple[str, float]]:
     """The indexes not yet ONLINE, with how far each has populated (``load_bulk_index_states``'
     rows); one that FAILED ends the wait at once, since it never comes ONLINE by itself."""
-    failed = [str(r["name"]) for r in rows if r["state"] == "FAILED"]
+    failed = [quote_name(str(r["name"])) for r in rows if r["state"] == "FAILED"]
     if failed:
         raise ConfigurationError(
             f"index {', '.join(failed)} FAILED while populating over the imported data: "
@@ -211,4 +212,5 @@ def still_populating(waiting: list[tuple[str, float]], waited_s: float) -> str:
 
 
 def _percents(waiting: list[tuple[str, float]]) -> str:
-    return ", ".join(f"{name} ({percent:.0f}%)" for name, percent in waiting)
+    # index names come from the database: quoted, so none can print a line of its own
+    return ", ".join(f"{quote_name(name)} ({percent:.0f}%)" for name, percent in waiting)
