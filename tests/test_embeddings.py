@@ -147,3 +147,45 @@ def test_index_dimension_check(migrated_db: Driver, settings: Settings) -> None:
     check_index_dimensions(migrated_db, settings, 384)
     with pytest.raises(EmbeddingError, match="holds 384-d vectors but the embeddings are 768-d"):
         check_index_dimensions(migrated_db, settings, 768)
+
+
+def _empty_file(directory: Path) -> None:
+    """The cache file's rows removed behind the cache objects' backs: what they still find
+    comes from the process's memory."""
+    import sqlite3
+
+    with sqlite3.connect(directory / "embeddings.sqlite3") as conn:
+        conn.execute("DELETE FROM vectors")
+
+
+def test_recent_vectors_answer_warm_texts_without_the_cache_file(tmp_path: Path) -> None:
+    """A vector read (or written) once is answered from the process's memory by every cache
+    object on the same file: the file's row removed, a new cache object still finds it, while
+    a cache on another file, or another kind, does not share it."""
+    from guidedrag_graph.embeddings import RecentVectors
+
+    recent = RecentVectors(max_entries=8)
+    vector = np.arange(4, dtype=np.float32)
+    EmbeddingCache(tmp_path / "a", recent).put_many("m", "query", [("h1", vector)])
+    vector[0] = 99.0  # the caller's array changing later changes nothing kept
+    _empty_file(tmp_path / "a")
+    found = EmbeddingCache(tmp_path / "a", recent).get_many("m", "query", ["h1"])
+    assert list(found) == ["h1"]
+    assert found["h1"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert not found["h1"].flags.writeable
+    assert EmbeddingCache(tmp_path / "b", recent).get_many("m", "query", ["h1"]) == {}
+    assert EmbeddingCache(tmp_path / "a", recent).get_many("m", "passage", ["h1"]) == {}
+
+
+def test_recent_vectors_are_bounded_least_recently_used_first(tmp_path: Path) -> None:
+    from guidedrag_graph.embeddings import RecentVectors
+
+    recent = RecentVectors(max_entries=2)
+    cache = EmbeddingCache(tmp_path / "c", recent)
+    one = np.ones(3, dtype=np.float32)
+    cache.put_many("m", "query", [("h1", one), ("h2", one)])
+    assert set(cache.get_many("m", "query", ["h1"])) == {"h1"}  # h1 now the most recent
+    cache.put_many("m", "query", [("h3", one)])
+    assert len(recent) == 2
+    _empty_file(tmp_path / "c")
+    assert set(cache.get_many("m", "query", ["h1", "h2", "h3"])) == {"h1", "h3"}
