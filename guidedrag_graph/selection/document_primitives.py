@@ -14,7 +14,7 @@ from guidedrag_graph.selection.primitives import Args, Leaf, Named, Resolved
 
 if TYPE_CHECKING:
     from guidedrag_graph.selection.evaluator import Evaluator, InMemoryGraph
-    from guidedrag_graph.selection.resolution import Resolution
+    from guidedrag_graph.selection.resolution import Answers
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -35,7 +35,7 @@ class Document(Named, DocumentScoped):
     op: ClassVar[str] = "document"
     template: ClassVar[str] = "select_document"
 
-    def resolve(self, by: Resolution) -> Resolved:
+    def resolve(self, by: Answers) -> Resolved:
         return by.document(self)
 
     def template_values(self, res: Resolved) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from guidedrag_graph.selection.primitives import Args, Leaf, Named, Resolved, ch
 
 if TYPE_CHECKING:
     from guidedrag_graph.selection.evaluator import Evaluator
-    from guidedrag_graph.selection.resolution import Resolution
+    from guidedrag_graph.selection.resolution import Answers
 
 Direction = Literal["both", "out", "in"]
 DIRECTIONS: tuple[str, ...] = ("both", "out", "in")
@@ -26,7 +26,7 @@ class EntityAnchored(Named):
     def entity_names(self) -> tuple[str, ...]:
         return (self.name,)
 
-    def resolve(self, by: Resolution) -> Resolved:
+    def resolve(self, by: Answers) -> Resolved:
         return by.entity(self)
 
     def template_values(self, res: Resolved) -> dict[str, Any]:
@@ -80,7 +80,7 @@ class Hop(EntityAnchored):
     def hops(self) -> int:
         return self.depth
 
-    def resolve(self, by: Resolution) -> Resolved:
+    def resolve(self, by: Answers) -> Resolved:
         anchor = by.entity(self)
         return anchor if anchor.empty else by.relation_types(self, anchor)
 
@@ -194,7 +194,7 @@ class Entities(Leaf):
     def entity_names(self) -> tuple[str, ...]:
         return self.names
 
-    def resolve(self, by: Resolution) -> Resolved:
+    def resolve(self, by: Answers) -> Resolved:
         return by.entities(self)
 
     def template_values(self, res: Resolved) -> dict[str, Any]:

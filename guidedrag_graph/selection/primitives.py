@@ -33,7 +33,7 @@ from guidedrag_graph.selection.limits import CEILING
 
 if TYPE_CHECKING:
     from guidedrag_graph.selection.evaluator import Evaluator
-    from guidedrag_graph.selection.resolution import Resolution
+    from guidedrag_graph.selection.resolution import Answers
 
 Args = dict[str, tuple[Any, Any]]
 
@@ -62,7 +62,7 @@ class Leaf(Expr):
         """The names it needs resolved to entity ids (resolved in one batch per question)."""
         return ()
 
-    def resolve(self, by: Resolution) -> Resolved:
+    def resolve(self, by: Answers) -> Resolved:
         """What it means in this database; ``by`` records why it is empty, if it is."""
         return by.nothing()
 

@@ -28,9 +28,10 @@ from guidedrag_graph.selection.compiler import compile_plan
 from guidedrag_graph.selection.cost import check_cost
 from guidedrag_graph.selection.explain import SizeNode, explain, static_empty
 from guidedrag_graph.selection.limits import Limits, check
+from guidedrag_graph.selection.name_reads import NameResolution
 from guidedrag_graph.selection.parser import parse
 from guidedrag_graph.selection.primitives import Resolved
-from guidedrag_graph.selection.resolution import EmptyKind, EmptySelection, Resolution
+from guidedrag_graph.selection.resolution import EmptyKind, EmptySelection
 from guidedrag_graph.selection.resolver import Resolver
 from guidedrag_graph.selection.scope import (
     SCOPE_VARIABLE,
@@ -119,11 +120,11 @@ class Selector:
         )
 
     # --- preparation -----------------------------------------------------------------------
-    def resolution(self, names: Iterable[str], *, diagnose: bool = True) -> Resolution:
-        """A question's resolution: ``names`` fetched in one batch; with ``diagnose``, an
-        unknown name's message also says when the schema mapping or the full-text index is why.
-        """
-        return Resolution.fetch(self.resolver, names, self if diagnose else None)
+    def resolution(self, names: Iterable[str], *, diagnose: bool = True) -> NameResolution:
+        """A question's resolution: ``names`` fetched in one batch, the rest of its facts read
+        as its answers need them (``selection/name_reads.py``); with ``diagnose``, an unknown
+        name's message also says when the schema mapping or the full-text index is why."""
+        return NameResolution.fetch(self.resolver, names, self if diagnose else None)
 
     def prepare(self, expr: A.Expr | str) -> PreparedSelection:
         """Resolve entity names, documents and relation types; compile. No chunk is touched.
@@ -135,7 +136,7 @@ class Selector:
         leaves = list(dict.fromkeys(expr.leaves()))
         names = [n for leaf in leaves for n in leaf.entity_names()]
         res = self.resolution(names)
-        resolved: dict[A.Expr, Resolved] = {leaf: leaf.resolve(res) for leaf in leaves}
+        resolved: dict[A.Expr, Resolved] = {leaf: res.resolve(leaf) for leaf in leaves}
         plan = compile_plan(expr, resolved, self.schema, hop_cap=self.settings.hop_cap)
         empty = static_empty(expr, res.reasons)
         if empty is None:
@@ -180,7 +181,7 @@ class Selector:
         expr = scope.expr
         leaves = list(dict.fromkeys(expr.leaves()))
         res = self.resolution([n for leaf in leaves for n in leaf.entity_names()], diagnose=False)
-        resolved: dict[A.Expr, Resolved] = {leaf: leaf.resolve(res) for leaf in leaves}
+        resolved: dict[A.Expr, Resolved] = {leaf: res.resolve(leaf) for leaf in leaves}
         empty = static_empty(expr, res.reasons)
         if empty is not None:
             return CompiledScope(scope, "", empty=True, reason=empty.message)

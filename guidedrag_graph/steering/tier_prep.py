@@ -54,7 +54,7 @@ def prepare_tiers(
     for tier in plan.tiers:
         for leaf in tier.expr.leaves():
             if leaf not in resolved:
-                resolved[leaf] = leaf.resolve(res)
+                resolved[leaf] = res.resolve(leaf)
                 if leaf in res.reasons:
                     return PreparedTiers(None, res.reasons[leaf])
     if not plan.tiers:
