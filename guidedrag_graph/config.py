@@ -6,7 +6,6 @@ Neo4j and OpenAI keep the variable names their users already export (``NEO4J_URI
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -15,7 +14,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.identifiers import mask_credentials, quote_name
+from guidedrag_graph.identifiers import mask_credentials
 from guidedrag_graph.schema.presets import identifier_problem
 from guidedrag_graph.vocabulary import SchemaPreset, Steering, Tagger
 
@@ -240,15 +239,6 @@ class Settings(BaseSettings):
     neo4j_http_port: int = Field(7474, ge=1, le=65535)
     neo4j_heap: str = "1g"
     neo4j_pagecache: str = "512m"
-    # Extra flags for the managed server's JVM (``guidedrag neo4j start``, ``load --bulk``'s
-    # import), after ours: e.g. ``-XX:TieredStopAtLevel=1`` for short-lived test servers.
-    neo4j_jvm_flags: str | None = Field(None, max_length=2000)
-
-    @field_validator("neo4j_jvm_flags")
-    @classmethod
-    def _jvm_flags(cls, value: str | None) -> str | None:
-        jvm_flags(value)
-        return value
 
     @field_validator(*_NAME_FIELDS, check_fields=False)
     @classmethod
@@ -377,22 +367,6 @@ def _default_of(field: str) -> str:
     if isinstance(info.default, (str, int, float)):
         return f"; unset it for the default {info.default!r}"
     return ""
-
-
-def jvm_flags(value: str | None) -> tuple[str, ...]:
-    """``GUIDEDRAG_NEO4J_JVM_FLAGS`` as the JVM's arguments: shell words, each a flag (``-...``),
-    so a stray word can never become the class the JVM runs."""
-    try:
-        words = tuple(shlex.split(value or ""))
-    except ValueError as exc:
-        raise ValueError(f"cannot be split into words ({exc}); quote it as a shell would") from None
-    for word in words:
-        if not word.startswith("-"):
-            raise ValueError(
-                f"holds {quote_name(word)}, which is not a JVM flag: each word starts with '-' "
-                f"(e.g. -XX:TieredStopAtLevel=1)"
-            )
-    return words
 
 
 def load_settings(**overrides: Any) -> Settings:

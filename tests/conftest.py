@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from neo4j import Driver, GraphDatabase
 
-from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings, jvm_flags
+from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
 from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.kb import Bundle, load_bundle, read_bundle, sample_kb_dir
 from guidedrag_graph.migration.run import migrate
@@ -28,10 +28,6 @@ from tests.tiny_corpus import write_bundle
 from tests.xdist_units import SERVER_526_MODULES
 
 TEST_PASSWORD = "guidedrag-test-pw"
-# The servers tests start take GUIDEDRAG_NEO4J_JVM_FLAGS as the managed server does (.ci/run
-# sets -XX:TieredStopAtLevel=1: a test server lives minutes, and the C2 compiler's work on hot
-# code it will not run long cost a fifth of its CPU).
-TEST_JVM_FLAGS = jvm_flags(os.environ.get("GUIDEDRAG_NEO4J_JVM_FLAGS", ""))
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -172,7 +168,6 @@ def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
         password=TEST_PASSWORD,
         heap="768m",
         pagecache="256m",
-        jvm_flags=TEST_JVM_FLAGS,
     )
     server.start()
     try:
@@ -371,7 +366,6 @@ def apoc_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings
             heap="768m",
             pagecache="128m",
             with_apoc=True,
-            jvm_flags=TEST_JVM_FLAGS,
         )
         server.start(timeout_s=300)
         uri, password = server.uri, TEST_PASSWORD

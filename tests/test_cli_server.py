@@ -33,7 +33,7 @@ from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
 from guidedrag_graph.runtime import LocalNeo4j
 from guidedrag_graph.schema.presets import PRESETS
 from tests.cli_run import error_line, run_cli
-from tests.conftest import TEST_JVM_FLAGS, cache_dir, free_port, sample_bundle, wipe
+from tests.conftest import cache_dir, free_port, sample_bundle, wipe
 from tests.kb_bundles import graph_counts
 
 pytestmark = [pytest.mark.slow, pytest.mark.neo4j]
@@ -117,7 +117,6 @@ def own(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OwnServer]:
         password=password,
         heap="768m",
         pagecache="256m",
-        jvm_flags=TEST_JVM_FLAGS,
     )
     seen = Seen()
     stop = threading.Event()

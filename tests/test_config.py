@@ -145,21 +145,3 @@ def test_a_bad_schema_preset_is_one_requirement_naming_every_choice(
     message = str(info.value)
     assert message.count("is invalid") == 1, message
     assert all(repr(name) in message for name in (*SCHEMA_PRESETS, "custom")), message
-
-
-def test_jvm_flags_are_flags_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """GUIDEDRAG_NEO4J_JVM_FLAGS becomes JVM arguments: shell words, each a flag, so a stray
-    word (which the JVM would run as its main class) is refused in one line naming it."""
-    from guidedrag_graph.config import jvm_flags
-
-    assert jvm_flags(None) == jvm_flags("") == ()
-    assert jvm_flags("-XX:TieredStopAtLevel=1 '-Dx=a b'") == ("-XX:TieredStopAtLevel=1", "-Dx=a b")
-    monkeypatch.setenv("GUIDEDRAG_NEO4J_JVM_FLAGS", "-Xss1m org.evil.Main")
-    with pytest.raises(ConfigurationError) as refused:
-        load_settings()
-    message = str(refused.value)
-    assert "\n" not in message
-    assert "GUIDEDRAG_NEO4J_JVM_FLAGS" in message and "'org.evil.Main'" in message
-    monkeypatch.setenv("GUIDEDRAG_NEO4J_JVM_FLAGS", "'-Xss1m")
-    with pytest.raises(ConfigurationError, match="cannot be split into words"):
-        load_settings()

@@ -49,10 +49,7 @@ def _server(home: Path, **overrides: object) -> LocalNeo4j:
 @pytest.mark.slow
 @pytest.mark.neo4j
 def test_start_status_stop_round_trip_leaves_no_process(tmp_path: Path) -> None:
-    """Start, status, stop; GUIDEDRAG_NEO4J_JVM_FLAGS' words reach the server's JVM, after ours
-    (so they can override them), and the server runs with them."""
-    flags = ("-XX:TieredStopAtLevel=1", "-Dguidedrag.test.flag=round trip")
-    server = _server(tmp_path / "home", jvm_flags=flags)
+    server = _server(tmp_path / "home")
     assert not server.status().running
     took = server.start()
     assert took > 0
@@ -67,10 +64,6 @@ def test_start_status_stop_round_trip_leaves_no_process(tmp_path: Path) -> None:
     assert version == server.version
     marker = f"--home-dir={tmp_path / 'home'}"
     assert _processes_with(marker), "the server JVM should be visible while running"
-    (pid,) = _processes_with(marker)
-    argv = (Path("/proc") / str(pid) / "cmdline").read_bytes().decode().split("\0")
-    assert all(flag in argv for flag in flags)
-    assert argv.index(flags[0]) > argv.index("-XX:+UseG1GC")
     assert server.stop() is True
     assert not server.status().running
     assert _processes_with(marker) == []

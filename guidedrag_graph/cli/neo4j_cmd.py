@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import click
 
 from guidedrag_graph.cli.common import echo_json, load_settings
-from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, jvm_flags, redact_uri
+from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, redact_uri
 from guidedrag_graph.errors import Neo4jRuntimeError
 from guidedrag_graph.runtime import PINNED_VERSIONS, LocalNeo4j, install, install_rank_plugin
 from guidedrag_graph.runtime.apoc import apoc_version_for, install_apoc
@@ -36,7 +36,6 @@ def _server(
         pagecache=settings.neo4j_pagecache,
         with_apoc=with_apoc,
         query_timeout=settings.query_timeout,
-        jvm_flags=jvm_flags(settings.neo4j_jvm_flags),
     )
 
 

@@ -54,7 +54,6 @@ class LocalNeo4j:
         pagecache: str = "512m",
         with_apoc: bool = False,
         query_timeout: float = 30.0,
-        jvm_flags: tuple[str, ...] = (),
     ) -> None:
         self.home = home
         self.version = version
@@ -69,8 +68,6 @@ class LocalNeo4j:
         self.with_apoc = with_apoc
         # GUIDEDRAG_QUERY_TIMEOUT (its default when not given): db.transaction.timeout's basis.
         self.query_timeout = query_timeout
-        # GUIDEDRAG_NEO4J_JVM_FLAGS (config.jvm_flags): after ours, so they can override them.
-        self.jvm_flags = tuple(jvm_flags)
 
     @property
     def state_file(self) -> Path:
@@ -220,7 +217,6 @@ class LocalNeo4j:
                 f"{conf_dir}/*:{lib}/*",
                 *COMMON_JVM_FLAGS,
                 *self.line.extra_jvm_flags,
-                *self.jvm_flags,
                 f"-Xmx{heap}",
                 f"-Dbasedir={self.home}",
                 "org.neo4j.cli.AdminTool",
@@ -296,7 +292,6 @@ class LocalNeo4j:
             f"{self.home / 'plugins'}/*:{conf_dir}/*:{lib}/*",
             *COMMON_JVM_FLAGS,
             *self.line.extra_jvm_flags,
-            *self.jvm_flags,
             f"-Xms{self.heap}",
             f"-Xmx{self.heap}",
             self.line.entry_point,
