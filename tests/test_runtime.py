@@ -52,19 +52,22 @@ def test_start_status_stop_round_trip_leaves_no_process(tmp_path: Path) -> None:
     server = _server(tmp_path / "home")
     assert not server.status().running
     took = server.start()
-    assert took > 0
-    status = server.status()
-    assert status.running and status.bolt_port == server.bolt_port
-    assert status.version == server.version
-    with GraphDatabase.driver(server.uri, auth=("neo4j", "round-trip-pw")) as driver:
-        assert driver.execute_query("RETURN 1 AS one").records[0]["one"] == 1
-        version = driver.execute_query(
-            "CALL dbms.components() YIELD versions RETURN versions[0] AS v"
-        ).records[0]["v"]
-    assert version == server.version
     marker = f"--home-dir={tmp_path / 'home'}"
-    assert _processes_with(marker), "the server JVM should be visible while running"
-    assert server.stop() is True
+    try:  # a failed check must not leave the JVM running past the test
+        assert took > 0
+        status = server.status()
+        assert status.running and status.bolt_port == server.bolt_port
+        assert status.version == server.version
+        with GraphDatabase.driver(server.uri, auth=("neo4j", "round-trip-pw")) as driver:
+            assert driver.execute_query("RETURN 1 AS one").records[0]["one"] == 1
+            version = driver.execute_query(
+                "CALL dbms.components() YIELD versions RETURN versions[0] AS v"
+            ).records[0]["v"]
+        assert version == server.version
+        assert _processes_with(marker), "the server JVM should be visible while running"
+    finally:
+        stopped = server.stop()
+    assert stopped is True
     assert not server.status().running
     assert _processes_with(marker) == []
     assert server.stop() is False  # stopping twice is harmless
