@@ -100,6 +100,14 @@ SCOPED: list[tuple[str, Callable[[GuidedRAG], Any]]] = [
     ),
 ]
 
+# Under the scope too large to hold, a name the KB has only outside it, asked twice: its scope
+# check, then (kept as [] under the scope's key, as a name outside a held scope) no read.
+OUTSIDE = "entity(['Journal of Mathematical Physics', 'Euro'])"
+UNHELD: list[tuple[str, Callable[[GuidedRAG], Any]]] = [
+    ("outside name", lambda rag: rag.retrieve(QUESTION, OUTSIDE, steering="hard")),
+    ("outside name again", lambda rag: rag.retrieve(QUESTION, OUTSIDE, steering="hard")),
+]
+
 
 def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, float) for v in value):
@@ -162,7 +170,7 @@ def main() -> None:
         # a scope over more entities than it may hold: its names are checked per request
         scope_names.scope_names.__defaults__ = (args.small_scope,)
         view = rag.scoped("entity('Euro') | entity('Monaco')")
-        for label, call in SCOPED:
+        for label, call in SCOPED + UNHELD:
             lines.append(f"## unheld {label}")
             call(view)
     text = "\n".join(lines) + "\n"

@@ -23,6 +23,16 @@ from guidedrag_graph.db.reads import Read
 from guidedrag_graph.db.versions import database_version
 from guidedrag_graph.schema.presets import SchemaMapping, name_key, relation_type_name
 from guidedrag_graph.selection.cost import CostStats
+from guidedrag_graph.selection.entity_matches import (
+    EntityFacts,
+    EntityIds,
+    MissingEntityFact,
+    Row,
+    decide_entity_ids,
+    lowest_tier,
+    narrowed,
+    scope_asks,
+)
 from guidedrag_graph.selection.fact_reads import fetch_stats
 from guidedrag_graph.selection.limits import Limits, check_list, check_text
 from guidedrag_graph.templates import queries as T
@@ -55,13 +65,13 @@ class Resolver:
     limits: Limits = field(default_factory=Limits)
     scope: ScopeNames | None = None
 
-    def _scoped_ids(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``rows`` (with an ``id``) less those outside the scope, before the lowest tier is
-        taken: a name that means an in-scope alias and an out-of-scope exact name is the alias."""
+    def _scoped_ids(self, rows: list[Row]) -> list[Row]:
+        """``rows`` (with an ``id``) less those outside the scope (the scope asked here, the
+        narrowing ``entity_matches.narrowed``), before the lowest tier is taken: a name that
+        means an in-scope alias and an out-of-scope exact name is the alias."""
         if self.scope is None or not rows:
             return rows
-        kept = set(self.scope.keep_ids(str(r["id"]) for r in rows if r["id"] is not None))
-        return [r for r in rows if r["id"] is not None and str(r["id"]) in kept]
+        return narrowed(rows, frozenset(self.scope.keep_ids(scope_asks(rows))))
 
     def _cache_key(self, *key: Any) -> tuple[Any, ...]:
         return key if self.scope is None else (key[0], ("scope", self.scope.key), *key[1:])
@@ -91,7 +101,7 @@ class Resolver:
                 params,
                 name="resolve_entity_alias",
             )
-        return _lowest_tier(self._scoped_ids(rows))
+        return lowest_tier(self._scoped_ids(rows))
 
     def entity_ids_many(self, names: tuple[str, ...] | list[str]) -> dict[str, list[str]]:
         """``entity_ids`` for every name: none for names resolved within the cache's time,
@@ -109,14 +119,12 @@ class Resolver:
             missing = []
         state = self.graph.state
         version = state.version if state is not None else None  # before the names are read
-        found, existing = self._fetch_entity_ids(missing) if missing else ({}, set())
-        for name, ids in found.items():
-            # Only what was found is kept; scoped, also a name the KB has outside the scope
-            # (its being outside is an answer about the data like any other, kept as long).
-            if ids or (self.scope is not None and name in existing):
-                cache.put(self._cache_key("entity", name), ids)
-            elif version is not None:
-                cache.put(self._cache_key("unknown", name), version)
+        found: dict[str, list[str]] = {}
+        if missing:
+            decided = self._fetch_entity_ids(EntityFacts(missing, self.scope is not None, version))
+            found = decided.ids
+            for kind, name, value in decided.cache:
+                cache.put(self._cache_key(kind, name), value)
         return {name: list(kept[name] if name in kept else found[name]) for name in names}
 
     def _still_unknown(self, names: list[str]) -> bool:
@@ -138,28 +146,23 @@ class Resolver:
         state.observe(version)  # a moved version forgets every data answer, these with them
         return bool(version == at[0])
 
-    def _fetch_entity_ids(self, names: list[str]) -> tuple[dict[str, list[str]], set[str]]:
-        """Each name's ids (in scope when scoped), and the names the KB has at all."""
+    def _fetch_entity_ids(self, facts: EntityFacts) -> EntityIds:
+        """``decide_entity_ids`` (``selection/entity_matches.py``: the tiers, the scope's
+        narrowing, whether aliases are read, what is kept), each fact it asks for read here:
+        a tier read, or the scope's answer for its rows' ids (held: from memory)."""
+        names = facts.names
         params: dict[str, Any] = {"sel_names": names, "sel_keys": [name_key(n) for n in names]}
-        by_name: dict[int, list[dict[str, Any]]] = {}
-        rows = self._read(
-            T.fragment("resolve_entities", "query", self.schema), params, name="resolve_entities"
-        )
-        existing = {names[int(r["n"])] for r in rows}
-        for row in self._scoped_ids(rows):
-            by_name.setdefault(int(row["n"]), []).append(row)
-        if len(by_name) < len(names):
-            rows = self._read(
-                T.fragment("resolve_entities", "alias", self.schema),
-                params,
-                name="resolve_entities",
-            )
-            existing |= {names[int(r["n"])] for r in rows}
-            for row in self._scoped_ids(rows):
-                if int(row["n"]) not in by_name or int(by_name[int(row["n"])][0]["tier"]) == 4:
-                    by_name.setdefault(int(row["n"]), []).append(row)
-        ids = {name: _lowest_tier(by_name.get(i, [])) for i, name in enumerate(names)}
-        return ids, existing
+        while True:
+            try:
+                return decide_entity_ids(facts)
+            except MissingEntityFact as missing:
+                if missing.kind == "rows":
+                    query = T.fragment("resolve_entities", missing.read, self.schema)
+                    facts.rows[missing.read] = self._read(query, params, name="resolve_entities")
+                elif self.scope is not None:
+                    facts.in_scope[missing.read] = frozenset(self.scope.keep_ids(missing.ask))
+                else:  # only a scoped decision asks the scope
+                    raise
 
     def cost_stats(self, ids: list[str]) -> CostStats:
         """The counts a selection's cost is estimated from (``selection/cost.py``): kept like
@@ -174,9 +177,8 @@ class Resolver:
             name="resolve_document",
         )
         if self.scope is not None and rows:  # a document outside the scope is unknown
-            kept = set(self.scope.keep_documents(str(r["id"]) for r in rows if r["id"] is not None))
-            rows = [r for r in rows if r["id"] is not None and str(r["id"]) in kept]
-        return _lowest_tier(rows)
+            rows = narrowed(rows, frozenset(self.scope.keep_documents(scope_asks(rows))))
+        return lowest_tier(rows)
 
     def suggestions(self, name: str, limit: int = 5, scope_key: str | None = None) -> list[str]:
         """Close entity names from the full-text index (fuzzy); [] when it cannot help.
@@ -390,10 +392,3 @@ def rank_similar(
             scored.append((-shared, -ratio, cand))
     scored.sort()
     return [cand for _, _, cand in scored[:limit]]
-
-
-def _lowest_tier(rows: list[dict[str, Any]]) -> list[str]:
-    if not rows:
-        return []
-    best = min(int(r["tier"]) for r in rows)
-    return sorted({str(r["id"]) for r in rows if int(r["tier"]) == best and r["id"] is not None})
