@@ -101,6 +101,13 @@ public class EntityTiers {
             @Name("direction") String direction) {
         try (TierWalk walk = TierWalk.open(db, tx, guard, chunkLabel, null, mentions, direction)) {
             long[] ents = walk.idList(entities); // as given: Cypher sums the degrees of duplicates too
+            if (walk.keptOver(ents, exactMax, listMax)) {
+                Map<String, Object> out = new HashMap<>();
+                out.put("chunks", List.of());
+                out.put("over", true);
+                return out;
+            }
+            long epoch = walk.stepEpoch();
             // One pass: each entity's mentions are counted as its chunks are listed (a dense node's
             // from the degree store first, so a hub past the bound is not walked). Past listMax
             // mentions in all it is over, as a sum past the bound is past it; the chunks found
@@ -122,6 +129,9 @@ public class EntityTiers {
             }
             boolean over = counted > listMax
                     || (top >= 0 && topDegree > exactMax && walk.chunkCount(top, exactMax + 1) > exactMax);
+            if (over) {
+                walk.keepOver(ents, exactMax, listMax, epoch);
+            }
             List<Node> chunks = over ? List.of() : walk.nodes(found);
             Map<String, Object> out = new HashMap<>();
             out.put("chunks", chunks);

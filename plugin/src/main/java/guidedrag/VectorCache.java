@@ -244,6 +244,15 @@ final class VectorCache implements TransactionEventListener<Object> {
         return n;
     }
 
+    /** Entries of every walk map: neighbour lists, near steps, "over" verdicts (tests read it). */
+    long walkEntries() {
+        long n = 0;
+        for (Map<Long, Adjacent> map : byWalk.values()) {
+            n += map.size();
+        }
+        return n;
+    }
+
     static long bytes() {
         return BYTES.get();
     }

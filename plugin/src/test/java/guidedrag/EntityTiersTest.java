@@ -284,6 +284,30 @@ class EntityTiersTest {
     }
 
     @Test
+    void anOverVerdictIsKeptAndFollowsCommitsThatChangeIt() {
+        // A hub's list past listMax is "over": kept (asked again, nothing new is read or kept),
+        // kept per bounds, and dropped by a commit that brings the hub under the bound.
+        Harness.query(db, "CREATE (e:Entity {id: 'hub'}) WITH e UNWIND range(0, 29) AS i "
+                + "CREATE (:Chunk {id: 'c' + i})-[:MENTIONS]->(e)", Map.of());
+        Map<String, Object> at20 = with(Map.of("ids", List.of("hub"), "exactMax", 10_000L, "listMax", 20L), OUT);
+        Map<String, Object> at25 = with(Map.of("ids", List.of("hub"), "exactMax", 10_000L, "listMax", 25L), OUT);
+        VectorCache cache = VectorCache.of(db).cache();
+        assertEquals(true, row(PLUGIN_MENTIONED, at20).get("over"), "30 mentions are over 20");
+        long kept = cache.walkEntries();
+        assertEquals(true, row(PLUGIN_MENTIONED, at20).get("over"), "asked again");
+        assertEquals(kept, cache.walkEntries(), "asked again: nothing new kept");
+        assertEquals(true, row(PLUGIN_MENTIONED, at25).get("over"), "30 mentions are over 25");
+        assertEquals(kept + 1, cache.walkEntries(), "the verdict at other bounds is kept apart");
+        Harness.query(db, "MATCH (c:Chunk)-[m:MENTIONS]->(:Entity {id: 'hub'}) WITH m LIMIT 12 DELETE m", Map.of());
+        for (Map<String, Object> params : List.of(at20, at25)) {
+            Map<String, Object> want = row(cypherMentioned(true), params);
+            Map<String, Object> got = row(PLUGIN_MENTIONED, params);
+            assertEquals(false, want.get("over"), "18 mentions are under the bound");
+            assertSameListing(want, got, "after 12 mentions were deleted");
+        }
+    }
+
+    @Test
     void aWriterReadsTheChainsAndStillAgreesWithCypher() {
         // A transaction with uncommitted changes never uses the cache: the chains are read with
         // the bound, which may cut a read short. Same answers as Cypher in that transaction.
