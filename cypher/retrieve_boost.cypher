@@ -186,11 +186,14 @@ OPTIONAL CALL (exact) {
 }
 WITH tiers, members, exact, c ORDER BY score DESC, /*chunk_id*/c.id
 WITH tiers, members, exact, [n IN collect(c) WHERE $universe < 0 OR n IN tiers[$universe]] AS first
-WITH tiers, members, exact, first,
-     all(x IN exact WHERE x) OR (size(first) >= $u_fetch_k AND all(i IN range(0, size(tiers) - 1)
-       WHERE exact[i] OR size([n IN first WHERE n IN tiers[i] OR (members[i] IS NOT NULL AND EXISTS {
+WITH tiers, members, exact, first, [n IN first | [i IN range(0, size(tiers) - 1)
+       WHERE members[i] IS NOT NULL AND EXISTS {
          (n)/*mentions*/-[:MENTIONS]->(e) WHERE e IN members[i]
-       })][..$fetch_k]) >= $fetch_k)) AS enough
+       }]] AS first_in
+WITH tiers, members, exact, first, first_in,
+     all(x IN exact WHERE x) OR (size(first) >= $u_fetch_k AND all(i IN range(0, size(tiers) - 1)
+       WHERE exact[i] OR size([j IN range(0, size(first) - 1)
+         WHERE first[j] IN tiers[i] OR i IN first_in[j]][..$fetch_k]) >= $fetch_k)) AS enough
 OPTIONAL CALL (enough) {
   WITH enough WHERE NOT enough
   MATCH (c:/*chunk_label*/Chunk)
@@ -198,9 +201,9 @@ OPTIONAL CALL (enough) {
                  LIMIT $wide_k) SCORE AS score
   RETURN c, score
 }
-WITH tiers, members, exact, first, enough, c ORDER BY score DESC, /*chunk_id*/c.id
-WITH tiers, members, exact, first, enough, collect(c) AS widened
-WITH tiers, members, exact, CASE WHEN enough THEN first
+WITH tiers, members, exact, first, first_in, enough, c ORDER BY score DESC, /*chunk_id*/c.id
+WITH tiers, members, exact, first, first_in, enough, collect(c) AS widened
+WITH tiers, members, exact, first_in, enough, CASE WHEN enough THEN first
        ELSE [n IN widened WHERE $universe < 0 OR n IN tiers[$universe]] END AS wide
 // @end-variant
 // @variant scope=exact
@@ -253,11 +256,14 @@ CALL (tiers, exact) {
   WITH collect(node) AS found
   RETURN [n IN found WHERE $universe < 0 OR n IN tiers[$universe]] AS first
 }
-WITH tiers, members, exact, first,
-     all(x IN exact WHERE x) OR (size(first) >= $u_fetch_k AND all(i IN range(0, size(tiers) - 1)
-       WHERE exact[i] OR size([n IN first WHERE n IN tiers[i] OR (members[i] IS NOT NULL AND EXISTS {
+WITH tiers, members, exact, first, [n IN first | [i IN range(0, size(tiers) - 1)
+       WHERE members[i] IS NOT NULL AND EXISTS {
          (n)/*mentions*/-[:MENTIONS]->(e) WHERE e IN members[i]
-       })][..$fetch_k]) >= $fetch_k)) AS enough
+       }]] AS first_in
+WITH tiers, members, exact, first, first_in,
+     all(x IN exact WHERE x) OR (size(first) >= $u_fetch_k AND all(i IN range(0, size(tiers) - 1)
+       WHERE exact[i] OR size([j IN range(0, size(first) - 1)
+         WHERE first[j] IN tiers[i] OR i IN first_in[j]][..$fetch_k]) >= $fetch_k)) AS enough
 OPTIONAL CALL (tiers, enough) {
   WITH tiers, enough WHERE NOT enough
   CALL db.index.vector.queryNodes($index_name, $wide_k, $query_vector) YIELD node, score
@@ -265,7 +271,7 @@ OPTIONAL CALL (tiers, enough) {
   WITH tiers, enough, collect(node) AS found
   RETURN [n IN found WHERE $universe < 0 OR n IN tiers[$universe]] AS widened
 }
-WITH tiers, members, exact, CASE WHEN enough THEN first ELSE widened END AS wide
+WITH tiers, members, exact, first_in, enough, CASE WHEN enough THEN first ELSE widened END AS wide
 // @end-variant
 // @variant scope=index|exact
 CALL (tiers, exact) {
@@ -292,10 +298,24 @@ CALL (tiers, exact) {
 }
 WITH tiers, members, exact, CASE WHEN exact[$universe] THEN u_top ELSE wide END AS wide
 // @end-variant
+// Each candidate's unlisted tiers (those it mentions an entity of), tested once: scope=none
+// kept the first search's when no wide one followed.
+// @variant scope=none
+WITH tiers, members, exact, wide, CASE WHEN enough THEN first_in
+       ELSE [n IN wide | [i IN range(0, size(tiers) - 1) WHERE members[i] IS NOT NULL AND EXISTS {
+         (n)/*mentions*/-[:MENTIONS]->(e) WHERE e IN members[i]
+       }]] END AS wide_in
+// @end-variant
+// @variant scope=index|exact|property
+WITH tiers, members, exact, wide,
+     [n IN wide | [i IN range(0, size(tiers) - 1) WHERE members[i] IS NOT NULL AND EXISTS {
+         (n)/*mentions*/-[:MENTIONS]->(e) WHERE e IN members[i]
+       }]] AS wide_in
+// @end-variant
 // @variant rank_tiers=cypher
-CALL (tiers, members, exact, wide) {
+CALL (tiers, members, exact, wide, wide_in) {
   UNWIND range(0, size(tiers) - 1) AS i
-  WITH tiers[i] AS s, members[i] AS m, exact[i] AS x, wide
+  WITH i, tiers[i] AS s, members[i] AS m, exact[i] AS x, wide, wide_in
   CALL (s, x) {
     UNWIND CASE WHEN x THEN s ELSE [] END AS c
     WITH c, vector.similarity.cosine(/*chunk_embedding*/c.embedding, $query_vector) AS score
@@ -304,9 +324,8 @@ CALL (tiers, members, exact, wide) {
     RETURN collect({c: c, score: score}) AS exact_top
   }
   WITH CASE WHEN x THEN exact_top
-            ELSE [n IN [n IN wide WHERE n IN s OR (m IS NOT NULL AND EXISTS {
-                    (n)/*mentions*/-[:MENTIONS]->(e) WHERE e IN m
-                  })][..$fetch_k] | {c: n, score: null}] END AS top
+            ELSE [n IN [j IN range(0, size(wide) - 1) WHERE wide[j] IN s OR i IN wide_in[j] | wide[j]][..$fetch_k]
+                  | {c: n, score: null}] END AS top
   RETURN reduce(acc = [], t IN collect(top) | acc + t) AS tier_tops
 }
 WITH tiers, members, [i IN range(0, size(tiers) - 1) |
@@ -328,18 +347,19 @@ WITH c, tier_sizes, score, member_of, best, coalesce($tier_weights[best], 0.0) A
 // @end-variant
 // @variant rank_tiers=plugin
 // An unlisted tier goes in as its members among U's over-fetched top (what the Cypher variant
-// ranks it from); every candidate's tiers are then completed by the membership test.
+// ranks it from), so rankTiers' memberOf holds it for every candidate from U; a candidate only
+// from a listed tier's top is tested for the unlisted ones.
 CALL guidedrag.rankTiers(
        [i IN range(0, size(tiers) - 1) | CASE WHEN members[i] IS NULL THEN tiers[i]
-          ELSE [n IN wide WHERE EXISTS { (n)/*mentions*/-[:MENTIONS]->(e) WHERE e IN members[i] }]
+          ELSE [j IN range(0, size(wide) - 1) WHERE i IN wide_in[j] | wide[j]]
           END],
        $tier_weights, wide, $embedding_property, $query_vector, $fetch_k,
        {exactMax: $exact_max, uK: $u_fetch_k})
   YIELD node, score, memberOf
 WITH node AS c, score,
-     [i IN range(0, size(tiers) - 1) WHERE i IN memberOf OR (members[i] IS NOT NULL AND EXISTS {
-        (node)/*mentions*/-[:MENTIONS]->(e) WHERE e IN members[i]
-      })] AS member_of,
+     [i IN range(0, size(tiers) - 1) WHERE i IN memberOf OR (members[i] IS NOT NULL
+        AND NOT node IN wide AND EXISTS { (node)/*mentions*/-[:MENTIONS]->(e) WHERE e IN members[i] })]
+       AS member_of,
      [i IN range(0, size(tiers) - 1) |
        CASE WHEN members[i] IS NULL THEN size(tiers[i]) ELSE -1 END] AS tier_sizes
 WITH c, score, member_of, tier_sizes, head(member_of) AS best
