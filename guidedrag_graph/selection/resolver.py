@@ -96,14 +96,11 @@ class Resolver:
         rows = self._read(
             T.fragment("resolve_entity", "query", self.schema), params, name="resolve_entity"
         )
-        rows = self._scoped_ids(rows)
+        rows = self._scoped_ids(rows)  # each read's rows asked of the scope once
         if not rows:
-            rows = self._read(
-                T.fragment("resolve_entity_alias", "query", self.schema),
-                params,
-                name="resolve_entity_alias",
-            )
-        return lowest_tier(self._scoped_ids(rows))
+            alias = T.fragment("resolve_entity_alias", "query", self.schema)
+            rows = self._scoped_ids(self._read(alias, params, name="resolve_entity_alias"))
+        return lowest_tier(rows)
 
     def entity_ids_many(self, names: tuple[str, ...] | list[str]) -> dict[str, list[str]]:
         """``entity_ids`` for every name: none for names resolved within the cache's time,
