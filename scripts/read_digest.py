@@ -108,6 +108,18 @@ UNHELD: list[tuple[str, Callable[[GuidedRAG], Any]]] = [
     ("outside name again", lambda rag: rag.retrieve(QUESTION, OUTSIDE, steering="hard")),
 ]
 
+# Relation linking on (GUIDEDRAG_LINK_RELATIONS=on: the sample KB's free-text vocabulary read
+# as a typed one's): a bare question's relation types linked, whole KB and under the scopes.
+TYPED: list[tuple[str, Callable[[GuidedRAG], Any]]] = [
+    ("typed bare question", lambda rag: rag.retrieve(QUESTION)),
+    ("typed bare question again", lambda rag: rag.retrieve(QUESTION)),
+    ("typed scoped bare", lambda rag: rag.scoped(SCOPE).retrieve(QUESTION)),
+    (
+        "typed unheld scoped bare",
+        lambda rag: rag.scoped("entity('Euro') | entity('Monaco')").retrieve(QUESTION),
+    ),
+]
+
 
 def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, float) for v in value):
@@ -173,6 +185,10 @@ def main() -> None:
         for label, call in SCOPED + UNHELD:
             lines.append(f"## unheld {label}")
             call(view)
+    with GuidedRAG(Settings(link_relations="on")) as rag:
+        for label, call in TYPED:
+            lines.append(f"## {label}")
+            call(rag)
     text = "\n".join(lines) + "\n"
     with open(args.out, "w", encoding="utf-8") as out:
         out.write(text)

@@ -18,6 +18,7 @@ from guidedrag_graph.augmentation import Augmenter
 from guidedrag_graph.config import Settings
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.pipeline import GuidedRAG
+from guidedrag_graph.selection.resolver import Resolver
 from guidedrag_graph.selection.scope import Scope
 from guidedrag_graph.selection.scope_names import scope_names, selector_in_scope
 from guidedrag_graph.semantics import Semantics
@@ -177,6 +178,33 @@ def test_a_scope_too_large_to_hold_is_checked_per_request(
     ids = [str(r["id"]) for r in whole.graph.driver.execute_query(
         "MATCH (e:Entity) RETURN e.id AS id ORDER BY id").records]  # fmt: skip
     assert unheld.keep_ids(ids) == held.keep_ids(ids) and len(held.keep_ids(ids)) == len(T.A_NAMES)
+
+
+def test_one_name_asks_a_scope_too_large_to_hold_once_per_read(
+    rags: tuple[GuidedRAG, GuidedRAG], caplog: pytest.LogCaptureFixture
+) -> None:
+    """``Resolver.entity_ids`` (one name) sends each tier read's ids to an unheld scope once:
+    an in-scope name's first-tier rows, narrowed, are its answer (they were narrowed again,
+    a second ``scope_names_check`` with the rows already checked)."""
+    whole, scoped = rags
+    compiled = whole.selector.scope(scoped.scope)
+    assert compiled is not None
+    unheld = scope_names(whole.graph, compiled, max_entities=1)
+    assert not unheld.held
+    resolver = Resolver(whole.graph, scope=unheld)
+    caplog.set_level(logging.DEBUG, logger="guidedrag_graph.db.reads")
+
+    def checks() -> int:
+        lines = [r.getMessage() for r in caplog.records if r.name == "guidedrag_graph.db.reads"]
+        caplog.clear()
+        return sum(bool(re.match(r"read scope_names_check\b", line)) for line in lines)
+
+    assert resolver.entity_ids(T.A_NAMES[0])  # in scope, by its exact name
+    assert checks() == 1
+    assert resolver.entity_ids("Zoltan Reyes") == []  # only outside: the first tier's check
+    assert checks() == 1
+    assert resolver.entity_ids("Qzorv Plindam") == []  # nowhere: no row, nothing to check
+    assert checks() == 0
 
 
 def test_an_empty_scope_shows_no_name(rags: tuple[GuidedRAG, GuidedRAG]) -> None:

@@ -1,13 +1,15 @@
-"""The relation types a bare question asks about, on this graph: its relation vocabulary (kept
-per counts read), whether that vocabulary is typed, the type phrases' vectors (kept per
-vocabulary and embedder), and the linking itself. Split from ``pipeline/linked.py``, which
-decides what ``auto`` ranks with; this module holds what relation linking reads and keeps.
+"""The relation types a bare question asks about, on this graph: the edge of relation linking.
+It reads and keeps the facts the decision (``pipeline/relations_asked.py``, pure) asks for:
+the graph's relation vocabulary (kept per counts read), whether that vocabulary is typed, the
+scope's types, the type phrases' vectors (kept per vocabulary and embedder) and the question's
+span vectors. Split from ``pipeline/linked.py``, which decides what ``auto`` ranks with.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 
@@ -16,13 +18,16 @@ from guidedrag_graph.db.reads import off_loop
 from guidedrag_graph.embeddings import Embedder
 from guidedrag_graph.linking.relations import (
     RelationLink,
-    candidate_spans,
-    link_relations,
     links_relations,
     similarity_bars,
-    similarity_spans,
     type_phrase,
 )
+from guidedrag_graph.pipeline.relations_asked import (
+    MissingRelationFact,
+    RelationFacts,
+    relations_asked,
+)
+from guidedrag_graph.selection import fact_rounds
 from guidedrag_graph.selection.scope_names import ScopeNames
 from guidedrag_graph.templates import queries as templates
 
@@ -77,20 +82,32 @@ def question_relations(
     """The graph's relation types ``question`` asks about, outside the ``excluded`` (linked
     entity) ranges; none where the vocabulary is free text, unless ``force`` (judged on the
     whole graph: the kind of vocabulary it has). Scoped: only the types with a relation in
-    ``scope``."""
-    types, typed = relation_vocabulary(graph)
-    if scope is not None:
-        types = scope.keep_types(types)
-    if not types or not (force or typed):
-        return []
-    similar: list[RelationLink] = []
-    spans = candidate_spans(question, excluded)
-    if embedder is not None and spans and len(types) > 1:
-        type_vectors, bar = relation_type_vectors(graph, embedder, types)
-        # CPU work: off the event loop when an async caller waits (reader.off_loop)
-        span_vectors = np.asarray(off_loop(embedder.embed_queries, spans), dtype=np.float32)
-        similar = similarity_spans(spans, span_vectors, types, type_vectors, bar)
-    return link_relations(question, types, excluded=excluded, similar=similar)
+    ``scope``. Decided by ``pipeline/relations_asked.py`` (pure); each fact it asks for is
+    read here: the vocabulary, the scope's types, the type vectors, the span vectors."""
+    facts = RelationFacts(
+        question, excluded, force=force, scoped=scope is not None, embeds=embedder is not None
+    )
+
+    def read(facts: RelationFacts, missing: MissingRelationFact) -> RelationFacts:
+        ask = list(missing.ask)
+        if missing.kind == "vocabulary":
+            facts.vocabulary = relation_vocabulary(graph)
+        elif missing.kind == "in_scope" and scope is not None:
+            facts.in_scope = scope.keep_types(ask)
+        elif missing.kind == "type_vectors" and embedder is not None:
+            facts.type_vectors = relation_type_vectors(graph, embedder, ask)
+        elif missing.kind == "span_vectors" and embedder is not None:
+            # CPU work: off the event loop when an async caller waits (reader.off_loop)
+            vectors = off_loop(embedder.embed_queries, ask)
+            facts.span_vectors = np.asarray(vectors, dtype=np.float32)
+        else:  # a fact the decision asks only of a scope or an embedder handed in
+            raise missing
+        return facts
+
+    # each of the four facts at most once
+    return fact_rounds.decided(
+        relations_asked, facts, read, MissingRelationFact, attrgetter("kind"), rounds=4
+    )
 
 
 @dataclass(frozen=True)

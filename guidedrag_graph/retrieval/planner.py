@@ -12,6 +12,7 @@ pure plan until it has every fact it needs (``planned``). Its crossover points w
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any, TypeVar
 
 from guidedrag_graph.context import GraphContext
@@ -29,6 +30,7 @@ from guidedrag_graph.retrieval.facts import (
     scope_exact_max_for,
 )
 from guidedrag_graph.schema.presets import ELEMENT_ID
+from guidedrag_graph.selection import fact_rounds
 from guidedrag_graph.templates import queries as templates
 
 __all__ = [
@@ -41,6 +43,18 @@ __all__ = [
 ]
 
 _P = TypeVar("_P")
+# The facts ``Planner.gather`` reads: a plan lacks each at most once, so it needs at most this
+# many reads (more is ``fact_rounds.FactsNotConverging``).
+GATHERED = (
+    "u_search",
+    "search_in_filter",
+    "rank_plugin",
+    "rank_tiers_plugin",
+    "tier_walk_plugin",
+    "exact_max",
+    "search_in_unready",
+    "vector_filter_properties",
+)
 
 
 class Planner:
@@ -115,7 +129,7 @@ class Planner:
                 "vector_filter_properties": self.vector_filter_properties()
             },
         }
-        if name not in readers:
+        if name not in readers:  # GATHERED names them all
             raise MissingFact(name)
         return facts.with_facts(**readers[name]())
 
@@ -123,12 +137,14 @@ class Planner:
         """``plan(facts)``, each fact it asks for and lacks read first: facts → plan rounds
         at the edge, so the plan itself never reads and a fact costs a round trip only when
         some plan needs it (as when each was asked inline)."""
-        facts = facts or self.facts()
-        while True:
-            try:
-                return plan(facts)
-            except MissingFact as missing:
-                facts = self.gather(facts, missing.name)
+        return fact_rounds.decided(
+            plan,
+            facts or self.facts(),
+            lambda facts, missing: self.gather(facts, missing.name),
+            MissingFact,
+            attrgetter("name"),
+            rounds=len(GATHERED),
+        )
 
     # ------------------------------------------------------------------ the reads
     def plugin_exact_max(self) -> int:

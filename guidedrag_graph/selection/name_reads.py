@@ -15,17 +15,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Protocol, TypeVar
 
+from guidedrag_graph.selection import fact_rounds
 from guidedrag_graph.selection import nodes as A
 from guidedrag_graph.selection.primitives import Leaf, Resolved
 from guidedrag_graph.selection.resolution import (
+    SUGGESTED_NAMES,
     EmptySelection,
     MissingNameFact,
     Resolution,
 )
 
 _T = TypeVar("_T")
+# The most facts one answer needs besides its names' entity ids: a hop's types and the close
+# types of its first unknown names, or up to SUGGESTED_NAMES explanations of unknown names
+# (suggestions, schema check, index check each).
+ANSWER_FACTS = 1 + 3 * SUGGESTED_NAMES
 
 
 class NameReader(Protocol):
@@ -96,7 +103,7 @@ class NameResolution:
         return self.decided(lambda: self.resolution.entity(leaf))
 
     def entities(self, leaf: A.Entities) -> Resolved:
-        return self.decided(lambda: self.resolution.entities(leaf))
+        return self.decided(lambda: self.resolution.entities(leaf), len(leaf.names))
 
     def relation_types(self, leaf: A.Hop, anchor: Resolved) -> Resolved:
         return self.decided(lambda: self.resolution.relation_types(leaf, anchor))
@@ -107,16 +114,24 @@ class NameResolution:
     def first_unknown(self, names: Iterable[str]) -> EmptySelection | None:
         """``Resolution.first_unknown``, its facts read as needed."""
         names = list(names)
-        return self.decided(lambda: self.resolution.first_unknown(names))
+        return self.decided(lambda: self.resolution.first_unknown(names), len(names))
 
-    def decided(self, answer: Callable[[], _T]) -> _T:
-        """``answer()`` asked again after each fact it lacked is read (each once: a fact read
-        is kept in the resolution, so the rounds end)."""
-        while True:
-            try:
-                return answer()
-            except MissingNameFact as missing:
-                self.gather(missing)
+    def decided(self, answer: Callable[[], _T], names: int = 0) -> _T:
+        """``answer()`` asked again after each fact it lacked is read (``fact_rounds.decided``:
+        a fact read is kept in the resolution, so the rounds end; one asked again, or more than
+        an answer over ``names`` entity names can need, is ``FactsNotConverging``)."""
+        return fact_rounds.decided(
+            lambda _: answer(),
+            self.resolution,
+            self._read,
+            MissingNameFact,
+            attrgetter("kind", "key"),
+            rounds=names + ANSWER_FACTS,
+        )
+
+    def _read(self, res: Resolution, missing: MissingNameFact) -> Resolution:
+        self.gather(missing)
+        return res
 
     def gather(self, missing: MissingNameFact) -> None:
         """Read the fact ``missing`` names, through the reader (or the diagnosis)."""

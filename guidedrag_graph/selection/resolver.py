@@ -14,6 +14,7 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from neo4j.exceptions import ClientError
@@ -22,6 +23,7 @@ from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db.reads import Read
 from guidedrag_graph.db.versions import database_version
 from guidedrag_graph.schema.presets import SchemaMapping, name_key, relation_type_name
+from guidedrag_graph.selection import fact_rounds
 from guidedrag_graph.selection.cost import CostStats
 from guidedrag_graph.selection.entity_matches import (
     EntityFacts,
@@ -94,14 +96,11 @@ class Resolver:
         rows = self._read(
             T.fragment("resolve_entity", "query", self.schema), params, name="resolve_entity"
         )
-        rows = self._scoped_ids(rows)
+        rows = self._scoped_ids(rows)  # each read's rows asked of the scope once
         if not rows:
-            rows = self._read(
-                T.fragment("resolve_entity_alias", "query", self.schema),
-                params,
-                name="resolve_entity_alias",
-            )
-        return lowest_tier(self._scoped_ids(rows))
+            alias = T.fragment("resolve_entity_alias", "query", self.schema)
+            rows = self._scoped_ids(self._read(alias, params, name="resolve_entity_alias"))
+        return lowest_tier(rows)
 
     def entity_ids_many(self, names: tuple[str, ...] | list[str]) -> dict[str, list[str]]:
         """``entity_ids`` for every name: none for names resolved within the cache's time,
@@ -152,17 +151,20 @@ class Resolver:
         a tier read, or the scope's answer for its rows' ids (held: from memory)."""
         names = facts.names
         params: dict[str, Any] = {"sel_names": names, "sel_keys": [name_key(n) for n in names]}
-        while True:
-            try:
-                return decide_entity_ids(facts)
-            except MissingEntityFact as missing:
-                if missing.kind == "rows":
-                    query = T.fragment("resolve_entities", missing.read, self.schema)
-                    facts.rows[missing.read] = self._read(query, params, name="resolve_entities")
-                elif self.scope is not None:
-                    facts.in_scope[missing.read] = frozenset(self.scope.keep_ids(missing.ask))
-                else:  # only a scoped decision asks the scope
-                    raise
+
+        def read(facts: EntityFacts, missing: MissingEntityFact) -> EntityFacts:
+            if missing.kind == "rows":
+                query = T.fragment("resolve_entities", missing.read, self.schema)
+                facts.rows[missing.read] = self._read(query, params, name="resolve_entities")
+            elif self.scope is not None:
+                facts.in_scope[missing.read] = frozenset(self.scope.keep_ids(missing.ask))
+            else:  # only a scoped decision asks the scope
+                raise missing
+            return facts
+
+        # at most four facts: each read's rows and, scoped, the scope's answer for them
+        key = attrgetter("kind", "read")
+        return fact_rounds.decided(decide_entity_ids, facts, read, MissingEntityFact, key, rounds=4)
 
     def cost_stats(self, ids: list[str]) -> CostStats:
         """The counts a selection's cost is estimated from (``selection/cost.py``): kept like
