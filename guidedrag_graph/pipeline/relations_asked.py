@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal, TypeVar
 
 import numpy as np
@@ -63,6 +64,12 @@ class RelationFacts:
     type_vectors: tuple[np.ndarray, np.ndarray | None] | None = None
     span_vectors: np.ndarray | None = None
 
+    @cached_property
+    def spans(self) -> list[str]:
+        """The question's candidate spans (``candidate_spans``): a function of the question and
+        ``excluded`` alone, found once however many rounds the decision is asked."""
+        return candidate_spans(self.question, self.excluded)
+
 
 def _need(value: _V | None, kind: RelationFactKind, ask: Sequence[str] = ()) -> _V:
     if value is None:
@@ -80,7 +87,7 @@ def relations_asked(facts: RelationFacts) -> list[RelationLink]:
     if not types or not (facts.force or typed):
         return []
     similar: list[RelationLink] = []
-    spans = candidate_spans(facts.question, facts.excluded)
+    spans = facts.spans
     if facts.embeds and spans and len(types) > 1:
         type_vectors, bar = _need(facts.type_vectors, "type_vectors", types)
         span_vectors = _need(facts.span_vectors, "span_vectors", spans)
