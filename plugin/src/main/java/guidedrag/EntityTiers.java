@@ -102,10 +102,7 @@ public class EntityTiers {
         try (TierWalk walk = TierWalk.open(db, tx, guard, chunkLabel, null, mentions, direction)) {
             long[] ents = walk.idList(entities); // as given: Cypher sums the degrees of duplicates too
             if (walk.keptOver(ents, exactMax, listMax)) {
-                Map<String, Object> out = new HashMap<>();
-                out.put("chunks", List.of());
-                out.put("over", true);
-                return out;
+                return listing(List.of(), true);
             }
             long epoch = walk.stepEpoch();
             // One pass: each entity's mentions are counted as its chunks are listed (a dense node's
@@ -132,11 +129,15 @@ public class EntityTiers {
             if (over) {
                 walk.keepOver(ents, exactMax, listMax, epoch);
             }
-            List<Node> chunks = over ? List.of() : walk.nodes(found);
-            Map<String, Object> out = new HashMap<>();
-            out.put("chunks", chunks);
-            out.put("over", over);
-            return out;
+            return listing(over ? List.of() : walk.nodes(found), over);
         }
+    }
+
+    /** mentioned()'s answer: {chunks, over}. */
+    private static Map<String, Object> listing(List<Node> chunks, boolean over) {
+        Map<String, Object> out = new HashMap<>();
+        out.put("chunks", chunks);
+        out.put("over", over);
+        return out;
     }
 }
