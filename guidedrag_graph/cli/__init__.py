@@ -71,6 +71,11 @@ _LAZY: dict[str, tuple[str, str, str]] = {
         "eval_report",
         "Rebuild report.md, summary.json and the plots from a results.json (no database needed).",
     ),
+    "eval-diff": (
+        "guidedrag_graph.cli.eval_cmd",
+        "eval_diff",
+        "Compare two results.json files row by row, timing aside (exit 3 when rows differ).",
+    ),
     "select": (
         "guidedrag_graph.cli.select_cmd",
         "select",

@@ -227,3 +227,28 @@ def eval_report(
     target = out_dir or results.parent
     written = write_outputs(run, target, plots=not no_plots and matplotlib_available())
     click.echo(f"wrote {len(written)} files to {target}")
+
+
+# What eval-diff exits with when rows differ: not 1 (a bug here) nor 2 (a user error).
+ROWS_DIFFER = 3
+
+
+@click.command("eval-diff")
+@click.argument("a", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("b", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--show",
+    type=click.IntRange(0, 1000),
+    default=10,
+    show_default=True,
+    help="differing rows to list",
+)
+def eval_diff(a: Path, b: Path, show: int) -> None:
+    """Compare two results.json files row by row, timing aside (exit 3 when rows differ)."""
+    from guidedrag_graph.evaluation.row_diff import read_rows, row_diff
+
+    diff = row_diff(read_rows(a), read_rows(b))
+    for line in diff.lines(show):
+        click.echo(line)
+    if not diff.same:
+        raise SystemExit(ROWS_DIFFER)
