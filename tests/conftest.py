@@ -82,12 +82,15 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     return LoadFileSharingServers(config, log)
 
 
-def _module_rank(module: list[pytest.Item]) -> tuple[bool, int, int, int]:
+def _module_rank(module: list[pytest.Item]) -> tuple[bool, bool, int, int, int]:
     """Whole modules, never tests within one, are moved (a module's own order is kept):
     modules with ``slow`` tests first (the long ones start early and do not trail behind the
-    rest on one xdist worker); within that and the rest, first those whose every database test
-    reads the sample KB (one load serves them all), then those that mix readers and others,
-    then the other database modules, then those that need no server. Within each, the 5.26
+    rest on one xdist worker), and of those first the ones that never use the session's server
+    (they start servers of their own: JVM starts, restarts, imports, ``test_cli_server`` the
+    longest module of all; nothing they do changes the session's database states); within
+    that and the rest, first those whose every database test reads the sample KB (one load
+    serves them all), then those that mix readers and others, then the other database
+    modules, then those that need no server. Within each, the 5.26
     server's modules come first (one xdist unit, the server's start the longest setup), then
     those that read the tiny KB, then those that empty a migrated database (``KEPT``: a
     module in between that wipes or loads costs the next one a rebuild); larger modules first
@@ -106,7 +109,8 @@ def _module_rank(module: list[pytest.Item]) -> tuple[bool, int, int, int]:
         kind = 2 if server else 3
     shares = ("apoc_settings", "tiny_kb", "migrated_db")
     share = next((n for n, fixture in enumerate(shares) if _uses(module, fixture)), len(shares))
-    return not slow, kind, share, -len(module)
+    own_servers_only = slow and not server
+    return not slow, not own_servers_only, kind, share, -len(module)
 
 
 _SAMPLE_LOADS: list[float] = []

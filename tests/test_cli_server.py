@@ -21,19 +21,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 from neo4j import Driver, GraphDatabase
-from pydantic import SecretStr
 
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db.connection import connect
 from guidedrag_graph.errors import ConfigurationError
-from guidedrag_graph.kb import read_bundle, sample_kb_dir
+from guidedrag_graph.kb import load_bundle, read_bundle, sample_kb_dir
 from guidedrag_graph.kb.bulk import bulk_load
 from guidedrag_graph.retrieval import ChunkIdSelection, Retriever
 from guidedrag_graph.runtime import LocalNeo4j
 from guidedrag_graph.schema.presets import PRESETS
 from tests.cli_run import error_line, run_cli
-from tests.conftest import cache_dir, free_port, sample_bundle, wipe
+from tests.conftest import _sample_is_loaded, cache_dir, free_port, sample_bundle, wipe
 from tests.kb_bundles import graph_counts
 
 pytestmark = [pytest.mark.slow, pytest.mark.neo4j]
@@ -327,19 +326,53 @@ def test_a_server_that_does_not_answer_is_a_timeout_at_the_deadline(own: OwnServ
         driver.close()
 
 
-def test_bulk_import_equals_transactional_load(
-    own: OwnServer, sample_db: Driver, settings: Settings
-) -> None:
-    """``load --bulk`` (offline neo4j-admin import) gives the graph the transactional loader
-    gives (the sample KB on the test server). On this module's server, emptied: the import
-    stops it, replaces its database and starts it again (a server of its own cost one more
-    JVM start and stop, for nothing the test checks)."""
-    server = own.server
-    bulk_settings = settings.model_copy(
-        update={"neo4j_uri": server.uri, "neo4j_password": SecretStr(own.password)}
+@dataclass(frozen=True)
+class Graph:
+    """What the bulk import must reproduce of the transactional load."""
+
+    counts: dict[str, int]
+    probes: list[list[dict[str, object]]]  # PROBES' rows, in order
+    rankings: list[list[str]]  # chunk ids per (vector, path)
+
+
+def _graph(driver: Driver, settings: Settings) -> Graph:
+    """What the bulk import must reproduce, read from the sample KB as the transactional loader
+    left it on this server: counts, the probes' rows, and rankings (exact ranking and the vector
+    index) for a few questions and one random vector."""
+    bundle = sample_bundle()
+    ids = tuple(c.id for c in bundle.chunks[::3])
+    rng = np.random.default_rng(5)
+    rankings = []
+    for q in [*list(bundle.embeddings.values())[:5], rng.normal(size=384)]:
+        for path, selection in (("exact", ChunkIdSelection(ids)), ("index", None)):
+            ranked = Retriever(GraphContext.open(settings, driver, GUIDEDRAG)).rank(
+                q, selection, k=5, path=path if selection else None
+            )
+            rankings.append([c.id for c in ranked.chunks])
+    return Graph(
+        counts=graph_counts(driver, settings, GUIDEDRAG),
+        probes=[[dict(r) for r in driver.execute_query(p).records] for p in PROBES],
+        rankings=rankings,
     )
+
+
+def test_bulk_import_equals_transactional_load(own: OwnServer) -> None:
+    """``load --bulk`` (offline neo4j-admin import) gives the graph the transactional loader
+    gives. The reference is the sample KB as this module's server holds it after
+    ``test_first_load_and_ask_print_no_notifications`` (the CLI's transactional ``load``; loaded
+    here with ``load_bundle`` when that test did not run first): read, then the database is
+    emptied and the import stops the server, replaces its database and starts it again. (The
+    reference used to come from ``sample_db`` on the session's server: one more sample load,
+    and on a second xdist worker that server's start, for a graph this server already held.)"""
+    server = own.server
+    bulk_settings = own.settings()
+    bundle = sample_bundle()
     driver = connect(bulk_settings)
     try:
+        if not _sample_is_loaded(driver, bundle):
+            wipe(driver)
+            load_bundle(driver, bulk_settings, GUIDEDRAG, bundle, migrate=True)
+        expected = _graph(driver, bulk_settings)
         wipe(driver)  # --bulk refuses a database that holds data
     finally:
         driver.close()
@@ -347,26 +380,12 @@ def test_bulk_import_equals_transactional_load(
     report = bulk_load(bulk_settings, GUIDEDRAG, sample_kb_dir(), server=server)
     assert report.timings["import"] > 0 and "V0005" in " ".join(report.migrations_applied)
     with GraphDatabase.driver(server.uri, auth=("neo4j", own.password)) as bulk:
-        assert graph_counts(bulk, bulk_settings, GUIDEDRAG) == graph_counts(
-            sample_db, settings, GUIDEDRAG
-        )
-        for probe in PROBES:
-            assert [dict(r) for r in bulk.execute_query(probe).records] == [
-                dict(r) for r in sample_db.execute_query(probe).records
-            ], probe
-        # Same retrieval results: exact ranking and the vector index, for every question.
-        bundle = sample_bundle()
-        ids = tuple(c.id for c in bundle.chunks[::3])
-        rng = np.random.default_rng(5)
-        for q in [*list(bundle.embeddings.values())[:5], rng.normal(size=384)]:
-            for path, selection in (("exact", ChunkIdSelection(ids)), ("index", None)):
-                a = Retriever(GraphContext.open(bulk_settings, bulk, GUIDEDRAG)).rank(
-                    q, selection, k=5, path=path if selection else None
-                )
-                b = Retriever(GraphContext.open(settings, sample_db, GUIDEDRAG)).rank(
-                    q, selection, k=5, path=path if selection else None
-                )
-                assert [c.id for c in a.chunks] == [c.id for c in b.chunks]
+        got = _graph(bulk, bulk_settings)
+    assert got.counts == expected.counts
+    for probe, rows, want in zip(PROBES, got.probes, expected.probes, strict=True):
+        assert rows == want, probe
+    # Same retrieval results: exact ranking and the vector index, for every vector.
+    assert got.rankings == expected.rankings
     # A second --bulk onto a database with data is refused before anything is stopped.
     with pytest.raises(ConfigurationError, match="holds data"):
         bulk_load(bulk_settings, GUIDEDRAG, sample_kb_dir(), server=server)

@@ -124,6 +124,9 @@ def test_readme_install_lines_work_in_a_fresh_venv(
         "install",
         "-q",
         "--disable-pip-version-check",
+        # No byte-compiling of every installed module (most of the install's time; nothing the
+        # test checks): what runs below is compiled on import, as in any venv.
+        "--no-compile",
     ]
     # Without PYTHONPATH: the checkout (and the egg-info a wheel build leaves in it) would pass
     # for an installed guidedrag-graph, and pip would skip the wheel.
