@@ -22,13 +22,15 @@ from typing import Any
 from guidedrag_graph.config import Settings
 from guidedrag_graph.db import fit, reads
 from guidedrag_graph.pipeline import GuidedRAG
+from guidedrag_graph.retrieval.filters import FilterError
 from guidedrag_graph.selection import scope_names
 from guidedrag_graph.semantics import Semantics
 
 QUESTION = "Which countries use the euro?"
 
 # (label, call): stated entities known and unknown, relations, documents, a bare question,
-# hard selections with unknown names (suggestions and the index diagnosis), scoped requests.
+# hard selections with unknown names (suggestions and the index diagnosis), scoped requests;
+# then (FILTERED) chunk filters.
 REQUESTS: list[tuple[str, Callable[[GuidedRAG], Any]]] = [
     ("bare question", lambda rag: rag.retrieve(QUESTION)),
     ("stated entity", lambda rag: rag.retrieve(QUESTION, semantics=Semantics(entities=("Euro",)))),
@@ -108,6 +110,26 @@ UNHELD: list[tuple[str, Callable[[GuidedRAG], Any]]] = [
     ("outside name again", lambda rag: rag.retrieve(QUESTION, OUTSIDE, steering="hard")),
 ]
 
+# Chunk filters: one chunk passes (one only: which passing chunk the check reads first depends
+# on the store's order, so a filter passing many would make the digest depend on how the KB was
+# loaded), none passes (the request abstains after the property keys and the check are read),
+# and a property no node has (refused after the keys are read).
+ONE_CHUNK = "mq-207443eaaee1cc5f"
+FILTERED: list[tuple[str, Callable[[GuidedRAG], Any]]] = [
+    ("filtered", lambda rag: rag.retrieve(QUESTION, filters={"id": ONE_CHUNK})),
+    ("filtered to nothing", lambda rag: rag.retrieve(QUESTION, filters={"position": {"$lt": -1}})),
+    ("filter on an unknown property", lambda rag: _refused(rag, {"no_such_property": 1})),
+]
+
+
+def _refused(rag: GuidedRAG, filters: dict[str, Any]) -> None:
+    try:
+        rag.retrieve(QUESTION, filters=filters)
+    except FilterError:
+        return
+    raise AssertionError(f"filters {filters!r} were not refused")
+
+
 # Relation linking on (GUIDEDRAG_LINK_RELATIONS=on: the sample KB's free-text vocabulary read
 # as a typed one's): a bare question's relation types linked, whole KB and under the scopes.
 TYPED: list[tuple[str, Callable[[GuidedRAG], Any]]] = [
@@ -179,6 +201,9 @@ def main() -> None:
             for label, call in SCOPED:
                 lines.append(f"## {rounds} {label}")
                 call(view)
+            for label, call in FILTERED:
+                lines.append(f"## {rounds} {label}")
+                call(rag)
         # a scope over more entities than it may hold: its names are checked per request
         scope_names.scope_names.__defaults__ = (args.small_scope,)
         view = rag.scoped("entity('Euro') | entity('Monaco')")

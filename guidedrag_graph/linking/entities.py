@@ -27,31 +27,39 @@ entity linking). Other entities of a chosen span follow all the chosen ones, as 
 
 Spans made only of stop words, and names shorter than three characters (unless the question
 writes them as an acronym, "US"), are never linked. Every value reaches Neo4j as a parameter.
+
+The choosing is pure and lives in ``linking/entity_links.py`` (re-exported here); this module is
+its edge: the held indexes, and the query path's reads (``link_by_query``: the rows, then a
+scope too large to hold asked about the names linked), each sent through
+``selection/fact_rounds.py`` when the decision ``linked_by_query`` asks for it.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
 
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.linking.entity_links import (
+    Link,
+    MissingLinkFact,
+    QueryLinks,
+    choose,
+    choose_matches,
+    fulltext_query,
+    linked_by_query,
+)
 from guidedrag_graph.linking.index import MAX_ENTITIES, held_index
 from guidedrag_graph.linking.text import (
-    KIND_RANK,
     STOP_WORDS,
-    Candidate,
     KeyIndex,
-    Match,
     Span,
     candidate,
     fold,
     indexed_spans,
-    is_stop,
-    matched_spans,
     question_spans,
 )
+from guidedrag_graph.selection import fact_rounds
 from guidedrag_graph.templates import queries as templates
 
 if TYPE_CHECKING:
@@ -63,123 +71,7 @@ SCOPE_INDEX_KIND = "scope_link_index"
 __all__ = ["STOP_WORDS", "EntityLinker", "Link", "Span", "choose", "fold", "fulltext_query"]
 __all__ += ["question_spans"]
 
-_LUCENE_SPECIAL = re.compile(r'[+\-&|!(){}\[\]^"~*?:\\/]')
-
-
-@dataclass(frozen=True)
-class Link:
-    """One entity the question names: where, how it matched, and how common it is."""
-
-    name: str
-    span: Span
-    kind: str  # exact | alias | variant | qualified
-    mentions: int
-    document_subject: bool
-    context: bool  # a disambiguator word ("rugby") also occurs in the question
-    alternate: bool = False  # another entity of a span already linked
-
-
-def fulltext_query(question: str, spans: Sequence[Span]) -> str:
-    """Lucene query over the question's content words; capitalised words fuzzy (~1), so names
-    written without their accents ("Tekeze") still find their entity ("Tekezé")."""
-    words: dict[str, bool] = {}
-    for span in spans:
-        if span.words != 1:
-            continue
-        word = _LUCENE_SPECIAL.sub(" ", span.text).strip()
-        if not word or is_stop(word) or " " in word:
-            continue
-        key = word.casefold()
-        words[key] = words.get(key, False) or (span.proper and len(word) >= 4)
-    return " ".join(f"{w}~1" if fuzzy else w for w, fuzzy in words.items())
-
-
-def choose(spans: Sequence[Span], candidates: Sequence[Candidate], question: str) -> list[Link]:
-    """Match candidates to spans, resolve overlaps longest first, order the links best first."""
-    return choose_matches(matched_spans(spans, KeyIndex(candidates)), question)
-
-
-def choose_matches(matched: Sequence[tuple[Span, list[Match]]], question: str) -> list[Link]:
-    """Resolve overlaps longest first and order the links best first, from each span that is
-    long enough and what it matched (``matched_spans``, ``indexed_spans``)."""
-    question_words: set[str] | None = None  # folded once, for the first sense qualified
-    by_span: dict[tuple[int, int], list[Link]] = {}
-    span_of: dict[tuple[int, int], Span] = {}
-    for span, found in matched:
-        for kind, sense in found:
-            if sense.qualifiers and question_words is None:
-                question_words = set(fold(question).split())
-            link = Link(
-                name=sense.name,
-                span=span,
-                kind=kind,
-                mentions=sense.mentions,
-                document_subject=sense.document_subject,
-                context=bool(question_words and sense.qualifiers & question_words),
-            )
-            key = (span.start, span.end)
-            span_of[key] = span
-            by_span.setdefault(key, []).append(link)
-    for links in by_span.values():
-        links.sort(key=_sense_order)
-    # Longest span first; at equal length the proper-name-like, then the earlier one.
-    order = sorted(span_of.values(), key=lambda s: (-s.words, not s.proper, s.start))
-    taken: list[Span] = []
-    chosen: list[Link] = []
-    alternates: list[Link] = []
-    seen: set[str] = set()
-    for span in order:
-        if any(span.start < t.end and t.start < span.end for t in taken):
-            continue
-        links = [lk for lk in by_span[(span.start, span.end)] if lk.name not in seen]
-        if not links:
-            continue
-        taken.append(span)
-        chosen.append(links[0])
-        seen.add(links[0].name)
-        alternates.extend(Link(**{**lk.__dict__, "alternate": True}) for lk in links[1:])
-    if any(link.span.proper for link in chosen):
-        # A lone lower-case word ("country", "wife") is a common noun when the question also
-        # writes a proper name; it is kept only as the fallback of an all-lower-case question.
-        chosen = [lk for lk in chosen if lk.span.proper or lk.span.content_words > 1]
-    chosen.sort(key=_link_order)
-    alternates.sort(key=_link_order)
-    out: list[Link] = []
-    named: set[str] = set()
-    for link in [*chosen, *alternates]:
-        if link.name not in named:
-            named.add(link.name)
-            out.append(link)
-    return out
-
-
-def _sense_order(link: Link) -> tuple[bool, bool, int, int, str]:
-    """Which entity a span means: document subject, match kind, context, popularity."""
-    return (
-        not link.document_subject,
-        not link.context,
-        KIND_RANK[link.kind],
-        -link.mentions,
-        link.name,
-    )
-
-
-def _link_order(link: Link) -> tuple[bool, bool, bool, bool, int, int, int, str]:
-    """Which linked entity comes first: names written as proper names (and not as a piece of a
-    longer capitalised run), entities a document is about, names the question writes in full
-    (a disambiguator it does not repeat leaves the sense open: "Consulate General of the United
-    States" is the Frankfurt one or the Shanghai one), rarer entities, longer spans, then the
-    question's reading order."""
-    return (
-        not link.span.proper,
-        link.span.partial,
-        not link.document_subject,
-        link.kind == "qualified" and not link.context,
-        link.mentions,
-        -link.span.content_words,
-        link.span.start,
-        link.name,
-    )
+_KIND = attrgetter("kind")  # a missing link fact's name
 
 
 class EntityLinker:
@@ -221,22 +113,33 @@ class EntityLinker:
 
     def _link_scoped(self, question: str, scope: ScopeNames) -> list[Link]:
         if not scope.held:
-            found = self.link_by_query(question)
-            kept = set(scope.keep_names(lk.name for lk in found))
-            return [lk for lk in found if lk.name in kept]
+            return self.link_by_query(question, scope)
         return choose_matches(indexed_spans(question, self.max_words, scope_index(scope)), question)
 
-    def link_by_query(self, question: str) -> list[Link]:
+    def link_by_query(self, question: str, scope: ScopeNames | None = None) -> list[Link]:
         """``link`` by one query (``cypher/link_entities.cypher``): the entities whose name key
         equals a span or a span plus a disambiguator (index seeks), and the full-text index's
         first ``fulltext_limit`` for aliases and variants. What the in-process index finds too,
-        except a match beyond that limit."""
-        spans = question_spans(question, self.max_words)
-        if not spans:
-            return []
-        grams = sorted({k for s in spans for k in s.keys})
-        text = fulltext_query(question, spans)
-        rows = self.graph.read(
+        except a match beyond that limit. With ``scope`` (one too large to hold), only the names
+        it keeps (``ScopeNames.keep_names``). Decided by ``linked_by_query``
+        (``linking/entity_links.py``, pure); each fact it asks for is read here."""
+        facts = QueryLinks(question, self.max_words, scoped=scope is not None)
+
+        def read(facts: QueryLinks, missing: MissingLinkFact) -> QueryLinks:
+            if missing.kind == "rows":
+                facts.rows = self._rows(missing.grams, missing.text)
+            elif scope is not None:
+                facts.in_scope = scope.keep_names(missing.ask)
+            else:  # only a scoped decision asks the scope
+                raise missing
+            return facts
+
+        # at most two facts: the query's rows and, scoped, the scope's answer for their names
+        return fact_rounds.decided(linked_by_query, facts, read, MissingLinkFact, _KIND, rounds=2)
+
+    def _rows(self, grams: list[str], text: str) -> list[dict[str, Any]]:
+        """The ``link_entities`` read for the spans' ``grams`` and full-text ``text``."""
+        return self.graph.read(
             templates.query("link_entities", self.graph.schema),
             {
                 "grams": grams,
@@ -248,7 +151,6 @@ class EntityLinker:
             },
             name="link_entities",
         )
-        return choose(spans, [candidate(r) for r in rows], question)
 
     def tag(self, question: str) -> list[str]:
         """One entity per linked span, best first (other senses of a span are left out)."""

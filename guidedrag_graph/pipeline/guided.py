@@ -31,6 +31,7 @@ from guidedrag_graph.embeddings import Embedder, embedder_for
 from guidedrag_graph.errors import ConfigurationError
 from guidedrag_graph.generation import Generator
 from guidedrag_graph.pipeline.auto import no_chunk_passes, retrieve_auto
+from guidedrag_graph.pipeline.filter_reads import checked_filter, filter_abstains
 from guidedrag_graph.pipeline.linked import AutoSemantics, auto_semantics
 from guidedrag_graph.pipeline.prompting import Prompted, prompted
 from guidedrag_graph.pipeline.question import Question, RetrieveOptions, Selection
@@ -39,7 +40,6 @@ from guidedrag_graph.pipeline.results import Answer, RetrievalResult
 from guidedrag_graph.pipeline.scoping import on_one_version, scope_abstention
 from guidedrag_graph.pipeline.selected import retrieve_selection
 from guidedrag_graph.retrieval import Retriever
-from guidedrag_graph.retrieval.filters import check_fields
 from guidedrag_graph.retrieve_args import index_dimensions
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import Selector
@@ -53,7 +53,6 @@ from guidedrag_graph.selection.scope import (
 from guidedrag_graph.selection.scope_names import scoped_selector
 from guidedrag_graph.semantics import Semantics
 from guidedrag_graph.steering.policy import SteeringPolicy
-from guidedrag_graph.templates import queries as templates
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI, OpenAI
@@ -223,11 +222,8 @@ class GuidedRAG:
         scope = None if scope is None or scope.whole else scope  # the whole KB: unscoped plan
         selector = scoped_selector(self.selector, scope)  # links, resolves, suggests in scope
         chunk_filter = request.chunk_filter
-        if chunk_filter is not None:  # every property the filters name, checked on the KB
-            rows = self.graph.read(
-                templates.query("property_keys", self.schema), {}, name="property_keys"
-            )
-            check_fields(chunk_filter, set(rows[0]["keys"]) if rows else set(), self.schema)
+        # every property the filters name, checked on the KB (pipeline/filter_checks.py)
+        filters = None if chunk_filter is None else checked_filter(self.graph, chunk_filter)
         prepared = AutoSemantics(request.semantics)
         if request.auto:  # linked and resolved inside the scope (the scoped selector)
             prepared = auto_semantics(
@@ -255,11 +251,10 @@ class GuidedRAG:
             notes=prepared.notes,
             scope=scope,
         )
-        if chunk_filter is not None and not self.graph.read(
-            chunk_filter.any_query(self.schema), chunk_filter.params, name="retrieve_filter"
-        ):  # no chunk passes the filters: nothing embedded, no vector search, no LLM call
+        if filters is not None and filter_abstains(self.graph, filters):
+            # no chunk passes the filters: nothing embedded, no vector search, no LLM call
             return asked.abstain(
-                "filters", no_chunk_passes(chunk_filter), steering=request.mode, timings={}
+                "filters", no_chunk_passes(filters.chunk_filter), steering=request.mode, timings={}
             )
         if request.auto:
             return retrieve_auto(

@@ -17,7 +17,9 @@ write moves the database's version), so a scoped request pays it once, not per c
 Bounded: a scope whose chunks mention more than :data:`MAX_SCOPE_ENTITIES` entities (the link
 index's own bound) is not held. Its names are then checked per request
 (``cypher/scope_names_check.cypher``: the names, ids or types a request asks about, with the
-scope's prelude), one small read per kind asked; nothing is ever let through unchecked.
+scope's prelude), one small read per kind asked; nothing is ever let through unchecked. Which
+names are kept is decided by ``selection/scope_kept.py`` (pure, ``kept``); the check it asks
+for is this module's read (``check``), sent through ``selection/fact_rounds.py``.
 """
 
 from __future__ import annotations
@@ -25,10 +27,19 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from guidedrag_graph.context import GraphContext
+from guidedrag_graph.selection import fact_rounds
 from guidedrag_graph.selection.resolver import Resolver
+from guidedrag_graph.selection.scope_kept import (
+    MissingScopeFact,
+    ScopeAsk,
+    ScopeKind,
+    asked,
+    kept,
+)
 from guidedrag_graph.templates import queries as T
 
 if TYPE_CHECKING:
@@ -40,6 +51,7 @@ MAX_SCOPE_ENTITIES = 100_000
 # Mentions counted per entity (the link order's popularity prior), as the link index counts.
 MENTION_CAP = 1000
 CACHE_KIND = "scope_names"
+_KIND = attrgetter("kind")  # a missing scope fact's name: the kind of names to check
 
 
 @dataclass(frozen=True)
@@ -81,11 +93,15 @@ class ScopeNames:
         """The document ids among ``ids`` with a chunk in scope."""
         return self._keep(ids, self.documents, "documents")
 
-    def _keep(self, values: Iterable[str], held: frozenset[str], kind: str) -> list[str]:
-        wanted = [str(v) for v in dict.fromkeys(values) if v is not None]
-        if self.held or not wanted:
-            return [v for v in wanted if v in held]
-        return check(self.graph, self.scope, kind, wanted)
+    def _keep(self, values: Iterable[str], held: frozenset[str], kind: ScopeKind) -> list[str]:
+        """``kept`` (``selection/scope_kept.py``, pure) decides; the check it asks for when the
+        scope is not held is read here (``checked``), once."""
+        ask = ScopeAsk(kind, asked(values), held if self.held else None)
+        return fact_rounds.decided(kept, ask, self._checked, MissingScopeFact, _KIND, rounds=1)
+
+    def _checked(self, ask: ScopeAsk, missing: MissingScopeFact) -> ScopeAsk:
+        ask.checked = check(self.graph, self.scope, missing.kind, missing.ask)
+        return ask
 
 
 def scope_names(
@@ -140,9 +156,12 @@ def read_scope_names(graph: GraphContext, scope: CompiledScope, max_entities: in
     )
 
 
-def check(graph: GraphContext, scope: CompiledScope, kind: str, values: Sequence[str]) -> list[str]:
-    """``values`` (entity ``ids``, entity ``names``, relation ``types`` or ``documents``) that
-    meet the scope's rule, asked of Neo4j (``cypher/scope_names_check.cypher``)."""
+def check(
+    graph: GraphContext, scope: CompiledScope, kind: ScopeKind, values: Sequence[str]
+) -> frozenset[str]:
+    """Which of ``values`` (entity ``ids``, entity ``names``, relation ``types`` or
+    ``documents``) meet the scope's rule, asked of Neo4j (``cypher/scope_names_check.cypher``):
+    the read alone; what is kept, in which order, ``kept`` decides."""
     query = scope.prelude + "\n" + T.fragment("scope_names_check", kind, graph.schema)
     params = {
         **scope.params,
@@ -154,8 +173,7 @@ def check(graph: GraphContext, scope: CompiledScope, kind: str, values: Sequence
         "structural_types": sorted(graph.schema.structural_relationship_types),
     }
     rows = graph.read(query, params, name="scope_names_check")
-    kept = {str(v) for v in (rows[0]["kept"] if rows else ())}
-    return [v for v in values if v in kept]
+    return frozenset(str(v) for v in (rows[0]["kept"] if rows else ()))
 
 
 def scoped_selector(selector: Selector, scope: CompiledScope | None) -> Selector:
