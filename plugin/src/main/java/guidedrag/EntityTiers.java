@@ -52,39 +52,39 @@ public class EntityTiers {
             @Name("direction") String direction) {
         try (TierWalk walk = TierWalk.open(db, tx, guard, chunkLabel, entityLabel, mentions, direction)) {
             LongSet ents = walk.ids(entities);
+            int keep = (int) Math.max(0, Math.min(cap, Integer.MAX_VALUE));
             // One entity's step (auto's near(x)) is a function of the graph and x, not of the
             // question: kept with the neighbour lists, dropped with them when the shape changes.
+            // Kept, it is already the walk's answer (deduplicated, first seen first): its first
+            // `cap` ids are read as they are, no set built again (at 1M chunks a step holds a
+            // thousand entities at the median, ten thousand at the cap).
             boolean single = ents.size() == 1; // asked before the walk grows ents in place
             long[] kept = single ? walk.keptStep(ents.get(0)) : null;
-            LongSet grown;
             if (kept != null) {
-                grown = new LongSet();
-                for (long id : kept) {
-                    grown.add(id);
-                }
-            } else {
-                long epoch = walk.stepEpoch();
-                LongSet chunks = new LongSet();
-                for (int i = 0; i < ents.size(); i++) {
-                    walk.chunksOf(ents.get(i), chunks);
-                }
-                grown = ents;
-                for (int i = 0; i < chunks.size(); i++) {
-                    walk.entitiesOf(chunks.get(i), grown);
-                }
-                if (single) {
-                    walk.keepStep(grown.get(0), grown, epoch);
-                }
+                return step(walk.nodes(kept, Math.min(keep, kept.length)), kept.length > cap);
             }
-            boolean truncated = grown.size() > cap;
-            if (truncated) {
-                grown.truncate((int) Math.max(0, Math.min(cap, Integer.MAX_VALUE)));
+            long epoch = walk.stepEpoch();
+            LongSet chunks = new LongSet();
+            for (int i = 0; i < ents.size(); i++) {
+                walk.chunksOf(ents.get(i), chunks);
             }
-            Map<String, Object> out = new HashMap<>();
-            out.put("entities", walk.nodes(grown));
-            out.put("truncated", truncated);
-            return out;
+            LongSet grown = ents;
+            for (int i = 0; i < chunks.size(); i++) {
+                walk.entitiesOf(chunks.get(i), grown);
+            }
+            if (single) {
+                walk.keepStep(grown.get(0), grown, epoch);
+            }
+            return step(walk.nodes(grown, Math.min(keep, grown.size())), grown.size() > cap);
         }
+    }
+
+    /** nearStep()'s answer: {entities, truncated}. */
+    private static Map<String, Object> step(List<Node> entities, boolean truncated) {
+        Map<String, Object> out = new HashMap<>();
+        out.put("entities", entities);
+        out.put("truncated", truncated);
+        return out;
     }
 
     @UserFunction(name = "guidedrag.mentioned")

@@ -49,18 +49,6 @@ final class LongSet {
         return id >= 0 && table[slot(id)] == id;
     }
 
-    /** Keeps the first {@code n} ids added. */
-    void truncate(int n) {
-        if (n >= size) {
-            return;
-        }
-        size = n;
-        table = newTable(table.length);
-        for (int i = 0; i < size; i++) {
-            table[slot(items[i])] = items[i];
-        }
-    }
-
     /** The slot holding {@code id}, or the empty one where it would go (linear probing). */
     private int slot(long id) {
         int mask = table.length - 1;

@@ -235,9 +235,23 @@ final class TierWalk implements AutoCloseable {
 
     /** Nodes for ids, for Cypher (entities that read nothing until used). */
     List<Node> nodes(LongSet ids) {
-        List<Node> out = new ArrayList<>(ids.size());
-        for (int i = 0; i < ids.size(); i++) {
+        return nodes(ids, ids.size());
+    }
+
+    /** Nodes for the first {@code n} of {@code ids}, in their order. */
+    List<Node> nodes(LongSet ids, int n) {
+        List<Node> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
             out.add(tx.newNodeEntity(ids.get(i)));
+        }
+        return out;
+    }
+
+    /** Nodes for the first {@code n} of {@code ids}, in their order. */
+    List<Node> nodes(long[] ids, int n) {
+        List<Node> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(tx.newNodeEntity(ids[i]));
         }
         return out;
     }
