@@ -30,7 +30,7 @@ QUESTION = "Which countries use the euro?"
 
 # (label, call): stated entities known and unknown, relations, documents, a bare question,
 # hard selections with unknown names (suggestions and the index diagnosis), scoped requests;
-# then (FILTERED) chunk filters.
+# then (FILTERED) chunk filters and (SCOPE_COMPILED) scopes compiled on each path.
 REQUESTS: list[tuple[str, Callable[[GuidedRAG], Any]]] = [
     ("bare question", lambda rag: rag.retrieve(QUESTION)),
     ("stated entity", lambda rag: rag.retrieve(QUESTION, semantics=Semantics(entities=("Euro",)))),
@@ -130,6 +130,41 @@ def _refused(rag: GuidedRAG, filters: dict[str, Any]) -> None:
     raise AssertionError(f"filters {filters!r} were not refused")
 
 
+# Trusted scopes compiled on each path (``selection/scope_compiled.py``): a property filter alone
+# (one chunk: the property keys, then its size), beside a selection (keys, names, size), on a
+# property no node has (refused after the keys), passing no chunk (empty: abstains), passing
+# every chunk (whole: the unscoped plan), and names the KB lacks (empty before any size).
+ALL_CHUNKS = {"position": {"$gte": 0}}
+SCOPE_COMPILED: list[tuple[str, Callable[[GuidedRAG], Any]]] = [
+    ("property scope", lambda rag: rag.scoped({"filters": {"id": ONE_CHUNK}}).retrieve(QUESTION)),
+    (
+        "selection and property scope",
+        lambda rag: rag.scoped({"selection": SCOPE, "filters": ALL_CHUNKS}).retrieve(QUESTION),
+    ),
+    ("scope on an unknown property", lambda rag: _scope_refused(rag, {"no_such_property": 1})),
+    (
+        "scope passing no chunk",
+        lambda rag: rag.scoped({"filters": {"position": {"$lt": -1}}}).retrieve(QUESTION),
+    ),
+    (
+        "scope passing every chunk",
+        lambda rag: rag.scoped({"filters": ALL_CHUNKS}).retrieve(QUESTION),
+    ),
+    (
+        "scope of unknown names",
+        lambda rag: rag.scoped("document('No such title') | entity('Eurro')").retrieve(QUESTION),
+    ),
+]
+
+
+def _scope_refused(rag: GuidedRAG, filters: dict[str, Any]) -> None:
+    try:
+        rag.scoped({"filters": filters}).retrieve(QUESTION)
+    except FilterError:
+        return
+    raise AssertionError(f"scope filters {filters!r} were not refused")
+
+
 # Relation linking on (GUIDEDRAG_LINK_RELATIONS=on: the sample KB's free-text vocabulary read
 # as a typed one's): a bare question's relation types linked, whole KB and under the scopes.
 TYPED: list[tuple[str, Callable[[GuidedRAG], Any]]] = [
@@ -202,6 +237,9 @@ def main() -> None:
                 lines.append(f"## {rounds} {label}")
                 call(view)
             for label, call in FILTERED:
+                lines.append(f"## {rounds} {label}")
+                call(rag)
+            for label, call in SCOPE_COMPILED:
                 lines.append(f"## {rounds} {label}")
                 call(rag)
         # a scope over more entities than it may hold: its names are checked per request

@@ -4,13 +4,15 @@ Planning decides from facts handed in and raises an exception naming the first f
 (``resolution.MissingNameFact``, ``entity_matches.MissingEntityFact``,
 ``retrieval.facts.MissingFact``, ``relations_asked.MissingRelationFact``,
 ``scope_kept.MissingScopeFact``, ``filter_checks.MissingFilterFact``,
-``entity_links.MissingLinkFact``); its edge reads that fact and asks again, so a fact costs its
-read only when a decision needs it, in the order the decision needs it. ``decided`` is that
-loop, shared by ``NameResolution.decided`` (``selection/name_reads.py``),
-``Resolver._fetch_entity_ids`` (``selection/resolver.py``), ``Planner.planned``
-(``retrieval/planner.py``), ``question_relations`` (``pipeline/question_relations.py``),
-``ScopeNames._keep`` (``selection/scope_names.py``), the filter checks
-(``pipeline/filter_reads.py``) and ``EntityLinker.link_by_query`` (``linking/entities.py``).
+``entity_links.MissingLinkFact``, ``scope_compiled.MissingCompileFact``); its edge reads that
+fact and asks again, so a fact costs its read only when a decision needs it, in the order the
+decision needs it. ``decided`` is that loop, shared by ``NameResolution.decided``
+(``selection/name_reads.py``), ``Resolver._fetch_entity_ids`` (``selection/resolver.py``),
+``Planner.planned`` (``retrieval/planner.py``), ``question_relations``
+(``pipeline/question_relations.py``), ``ScopeNames._keep`` (``selection/scope_names.py``), the
+filter checks (``pipeline/filter_reads.py``), ``EntityLinker.link_by_query``
+(``linking/entities.py``) and a scope's compiling (``scope_reads.compiled``,
+``selection/scope_reads.py``).
 
 A decision that does not converge ends with ``FactsNotConverging`` instead of spinning: a fact
 asked for again after it was read (the reader did not hand it in), or more reads than the

@@ -18,11 +18,10 @@ from neo4j import Driver
 from guidedrag_graph.config import Settings
 from guidedrag_graph.context import GraphContext
 from guidedrag_graph.db.deadline import budgeted
-from guidedrag_graph.db.read_versions import seen
 from guidedrag_graph.errors import SelectionCostError, SelectionError
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection import nodes as A
-from guidedrag_graph.selection.chunk_filters import check_fields
+from guidedrag_graph.selection import scope_reads
 from guidedrag_graph.selection.compiled_forms import CompiledSelection
 from guidedrag_graph.selection.compiler import compile_plan
 from guidedrag_graph.selection.cost import check_cost
@@ -33,12 +32,7 @@ from guidedrag_graph.selection.parser import parse
 from guidedrag_graph.selection.primitives import Resolved
 from guidedrag_graph.selection.resolution import EmptyKind, EmptySelection
 from guidedrag_graph.selection.resolver import Resolver
-from guidedrag_graph.selection.scope import (
-    SCOPE_VARIABLE,
-    CompiledScope,
-    Scope,
-    scope_prelude,
-)
+from guidedrag_graph.selection.scope import CompiledScope, Scope
 from guidedrag_graph.templates import queries as T
 
 __all__ = [
@@ -156,8 +150,9 @@ class Selector:
     def scope(self, scope: Scope | None, *, fresh: bool = False) -> CompiledScope | None:
         """``scope`` compiled against this KB (None: no restriction): its names resolved like
         any selection's (the trusted side wrote them), its prelude rendered, and its size and
-        the KB's chunk count read in one query. Kept per KB version with the resolved names
-        (``GraphContext.data``), so a request pays nothing for it once warm."""
+        the KB's chunk count read in one query (decided by ``selection/scope_compiled.py``, its
+        facts read by ``selection/scope_reads.py``). Kept per KB version with the resolved
+        names (``GraphContext.data``), so a request pays nothing for it once warm."""
         if scope is None:
             return None
         key = ("scope", scope.key)
@@ -166,48 +161,9 @@ class Selector:
         kept = self.graph.data.get(key)
         if kept is not None:
             return kept  # type: ignore[no-any-return]
-        compiled = self._compile_scope(scope)
+        compiled = scope_reads.compiled(self, scope)  # decided pure: scope_compiled.py
         self.graph.data.put(key, compiled)
         return compiled
-
-    def _compile_scope(self, scope: Scope) -> CompiledScope:
-        chunk_filter = scope.chunk_filter()
-        if chunk_filter is not None:  # a property no node has is a typo, not an empty scope
-            rows = self._read(T.query("property_keys", self.schema), {}, "property_keys")
-            check_fields(chunk_filter, set(rows[0]["keys"]) if rows else set(), self.schema)
-            if isinstance(scope.expr, A.All):  # the chunks that pass, indexed where it can
-                prelude = chunk_filter.universe(self.schema, SCOPE_VARIABLE)
-                return self._sized(scope, prelude, dict(chunk_filter.params))
-        expr = scope.expr
-        leaves = list(dict.fromkeys(expr.leaves()))
-        res = self.resolution([n for leaf in leaves for n in leaf.entity_names()], diagnose=False)
-        resolved: dict[A.Expr, Resolved] = {leaf: res.resolve(leaf) for leaf in leaves}
-        empty = static_empty(expr, res.reasons)
-        if empty is not None:
-            return CompiledScope(scope, "", empty=True, reason=empty.message)
-        plan, prelude, params = scope_prelude(
-            expr, resolved, self.schema, hop_cap=self.settings.hop_cap, chunk_filter=chunk_filter
-        )
-        check_cost(self.settings, expr, resolved, self.resolver.cost_stats, plan)
-        return self._sized(scope, prelude, params)
-
-    def _sized(self, scope: Scope, prelude: str, params: dict[str, Any]) -> CompiledScope:
-        """The scope's size and the KB's chunk count, read once: empty, or the whole KB."""
-        query = prelude + T.fragment("scope", "size", self.schema)
-        with seen() as versions:  # the version "whole" is true at
-            rows = self._read(query, params, "scope")
-        size = int(rows[0]["scope_size"]) if rows else 0
-        total = int(rows[0]["chunks"]) if rows else 0
-        return CompiledScope(
-            scope,
-            prelude,
-            params,
-            empty=size == 0,
-            size=size,
-            whole=size == total,
-            version=versions[-1] if versions else None,
-            reason="" if size else "its terms resolve but select no chunk",
-        )
 
     def compile(self, expr: A.Expr | str) -> CompiledSelection:
         return self.prepare(expr).compiled
