@@ -3,9 +3,12 @@
 The transactional loader pays a Bolt round trip and a transaction per batch; for a large first
 load Neo4j's own ``neo4j-admin database import full`` writes the store files directly. It needs
 the database offline, so this path drives the *managed* server (``guidedrag neo4j start``): it
-refuses a database that holds data, writes the bundle as the importer's CSV files, stops the
-server, imports (replacing the empty database), starts it again and applies the migrations, which
-create the constraints and the vector index over the imported chunks.
+refuses a ``NEO4J_URI`` that names another server (the import would replace one database and the
+migrations and counts go to the other), starts the server if it is stopped (only a running server
+can say whether its database holds data) and refuses a database that holds data, writes the
+bundle as the importer's CSV files, stops the server, imports (replacing the empty database),
+starts it again and applies the migrations, which create the constraints and the vector index
+over the imported chunks.
 
 The graph is the one ``load_bundle`` writes (see :mod:`~guidedrag_graph.kb.import_files`).
 """
@@ -17,10 +20,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from neo4j import Driver
 
-from guidedrag_graph.config import Settings
+from guidedrag_graph.config import Settings, redact_uri
 from guidedrag_graph.db.connection import connect
 from guidedrag_graph.errors import ConfigurationError, EmbeddingError
 from guidedrag_graph.identifiers import quote_name
@@ -64,19 +68,23 @@ def bulk_load(
     """Offline import of ``path`` into ``server``'s empty database, then migrations; while the
     indexes populate, ``progress`` is given a line now and then."""
     started = time.perf_counter()
+    check_same_server(settings, server)
     bundle = read_bundle(path, workers=default_workers())
     _check_importable(bundle, settings)
     report = LoadReport.after_reading(bundle, schema, started)
-    if server.status().running:
-        driver = connect(settings)
-        try:
-            if not _database_is_empty(driver, settings, schema):
-                raise ConfigurationError(
-                    "--bulk replaces the whole database and this one holds data: load "
-                    "without --bulk (it merges), or empty the database first"
-                )
-        finally:
-            driver.close()
+    if not server.status().running:
+        # A stopped server's database may hold data as well; the import would overwrite it
+        # unasked. Only a running server can say, and the load ends with it running anyway.
+        server.start()
+    driver = connect(settings)
+    try:
+        if not _database_is_empty(driver, settings, schema):
+            raise ConfigurationError(
+                "--bulk replaces the whole database and this one holds data: load "
+                "without --bulk (it merges), or empty the database first"
+            )
+    finally:
+        driver.close()
     with tempfile.TemporaryDirectory(prefix="guidedrag-import-", dir=work_dir) as tmp:
         t0 = time.perf_counter()
         files = write_import_files(bundle, schema, Path(tmp))
@@ -97,6 +105,29 @@ def bulk_load(
     _count_imported(bundle, schema, report)
     report.timings["total"] = time.perf_counter() - started
     return report
+
+
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def check_same_server(settings: Settings, server: LocalNeo4j) -> None:
+    """``NEO4J_URI`` must name ``server``: the import replaces that home's database, while the
+    emptiness check, the migrations and the counts go through ``NEO4J_URI``. Pointed at another
+    server, the check would pass on the wrong database and the data the import overwrites was
+    never looked at (and the server asked for would get the schema and no data)."""
+    parts = urlsplit(settings.neo4j_uri)
+    try:
+        port = parts.port or 7687
+    except ValueError:
+        port = None
+    if parts.hostname in LOCAL_HOSTS and port == server.bolt_port:
+        return
+    raise ConfigurationError(
+        f"--bulk imports into the managed server in {server.home} (bolt port "
+        f"{server.bolt_port}), but NEO4J_URI is {redact_uri(settings.neo4j_uri)}: set "
+        f"NEO4J_URI=bolt://127.0.0.1:{server.bolt_port}, or GUIDEDRAG_NEO4J_HOME and "
+        f"GUIDEDRAG_NEO4J_BOLT_PORT to the server NEO4J_URI names"
+    )
 
 
 def _multiline(files: ImportFiles) -> list[str]:
