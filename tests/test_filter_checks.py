@@ -7,7 +7,6 @@ before linking, the passing chunk after, and nothing past an unknown field."""
 from __future__ import annotations
 
 import logging
-import re
 from operator import attrgetter
 
 import pytest
@@ -25,6 +24,7 @@ from guidedrag_graph.pipeline.filter_checks import (
 from guidedrag_graph.retrieval.filters import FilterError, compile_filter
 from guidedrag_graph.schema.presets import SchemaMapping
 from guidedrag_graph.selection.fact_rounds import decided
+from tests.read_log import READS_LOGGER, read_names
 
 FILTER = compile_filter({"position": {"$gte": 0}, "$or": [{"lang": "en"}, {"id": "x"}]})
 
@@ -79,25 +79,17 @@ def test_each_fact_is_read_once_in_the_loop() -> None:
     assert read == ["keys", "passes"]
 
 
-_READ = re.compile(r"^read (\w+) ")
-
-
-def _reads(caplog: pytest.LogCaptureFixture) -> list[str]:
-    lines = [r.getMessage() for r in caplog.records if r.name == "guidedrag_graph.db.reads"]
-    return [m.group(1) for m in map(_READ.match, lines) if m]
-
-
 @pytest.mark.neo4j
 def test_the_edge_reads_the_keys_before_linking_and_the_passing_chunk_after(
     sample_db: Driver, settings: Settings, embedder: Embedder, caplog: pytest.LogCaptureFixture
 ) -> None:
     question = "Which countries use the euro?"
-    caplog.set_level(logging.DEBUG, logger="guidedrag_graph.db.reads")
+    caplog.set_level(logging.DEBUG, logger=READS_LOGGER)
     with GuidedRAG(settings, driver=sample_db, embedder=embedder) as rag:
         rag.retrieve(question)  # warm: what is kept is not read again below
         caplog.clear()
         result = rag.retrieve(question, filters={"position": {"$lt": -1}})
-        names = _reads(caplog)
+        names = read_names(caplog)
         assert names.count("property_keys") == names.count("retrieve_filter") == 1, names
         assert names.index("property_keys") < names.index("retrieve_filter"), names
         assert names[-1] == "retrieve_filter", names  # abstained: nothing ranked after it
@@ -105,8 +97,8 @@ def test_the_edge_reads_the_keys_before_linking_and_the_passing_chunk_after(
         caplog.clear()
         with pytest.raises(FilterError, match="'no_such_field'"):  # names not yet resolved
             rag.retrieve("What did Monaco use before the euro?", filters={"no_such_field": 1})
-        assert _reads(caplog) == ["property_keys"]  # refused before linking or ranking
+        assert read_names(caplog) == ["property_keys"]  # refused before linking or ranking
         caplog.clear()
         assert rag.retrieve(question, filters={"position": {"$gte": 0}}).chunks
-        names = _reads(caplog)
+        names = read_names(caplog)
         assert names[0] == "property_keys" and names.count("retrieve_filter") == 1, names

@@ -9,7 +9,6 @@ unknown field."""
 from __future__ import annotations
 
 import logging
-import re
 from operator import attrgetter
 
 import pytest
@@ -32,6 +31,7 @@ from guidedrag_graph.selection.scope_compiled import (
     ScopeFacts,
     compiled_scope,
 )
+from tests.read_log import READS_LOGGER, read_names
 
 SCHEMA = SchemaMapping()
 KEYS = {"id", "text", "lang", "position", "document_id"}
@@ -178,31 +178,23 @@ def test_the_edge_loop_reads_each_fact_once_in_the_order_asked() -> None:
     assert found.size == 2 and "scpf_0" in found.params and not found.empty
 
 
-_READ = re.compile(r"^read (\w+) ")
-
-
-def _reads(caplog: pytest.LogCaptureFixture) -> list[str]:
-    lines = [r.getMessage() for r in caplog.records if r.name == "guidedrag_graph.db.reads"]
-    return [m.group(1) for m in map(_READ.match, lines) if m]
-
-
 @pytest.mark.neo4j
 def test_the_edge_reads_the_keys_first_the_size_last_and_nothing_past_an_unknown_field(
     sample_db: Driver, settings: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="guidedrag_graph.db.reads")
+    caplog.set_level(logging.DEBUG, logger=READS_LOGGER)
     selector = Selector(GraphContext.open(settings, sample_db))
     caplog.clear()  # the context's own reads on opening
     scope = Scope.parse(
         {"selection": DOCUMENT, "filters": {"id": {"$like": "mq-"}}}, where="scope="
     )
     found = selector.scope(scope)
-    names = _reads(caplog)
+    names = read_names(caplog)
     assert names[0] == "property_keys" and names[-1] == "scope", names
     assert names.count("property_keys") == names.count("scope") == 1, names
     assert found is not None and found.size >= 1 and not found.whole
     caplog.clear()
-    assert selector.scope(scope) is found and _reads(caplog) == []  # kept per KB version
+    assert selector.scope(scope) is found and read_names(caplog) == []  # kept per KB version
     with pytest.raises(FilterError, match="'no_such_field'"):
         selector.scope(Scope.parse({"filters": {"no_such_field": 1}}, where="scope="))
-    assert _reads(caplog) == ["property_keys"]
+    assert read_names(caplog) == ["property_keys"]
