@@ -6,8 +6,11 @@ managed server stopped, and the import went into the latter, reported as loaded)
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import urlsplit
 
 import pytest
+from neo4j import Driver
 
 from guidedrag_graph.config import DEFAULT_NEO4J_VERSION, Settings
 from guidedrag_graph.errors import ConfigurationError
@@ -65,3 +68,25 @@ def test_another_server_is_refused_in_one_line_before_anything_is_touched(
     assert "\n" not in message and "secret" not in message
     assert "bolt port 7799" in message and "NEO4J_URI=bolt://127.0.0.1:7799" in message
     assert not home.exists()  # no server installed, started, stopped or imported into
+
+
+def test_a_stopped_servers_database_is_asked_before_anything_is_imported(
+    tmp_path: Path, sample_db: Driver, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The import replaces the database whatever it holds, and a stopped server cannot be asked:
+    it is started first, then refused for its data. The session's server (holding the sample
+    KB) plays the managed one; its process is not stopped or started here (that costs a JVM
+    restart, and ``tests/test_cli_server.py`` drives a real managed server through the rest),
+    so the stand-in says "stopped" until ``start`` is called, and fails on ``stop`` and
+    ``import_full``: the old code, which asked only a running server, went on to import."""
+    server = _server(tmp_path / "home", urlsplit(settings.neo4j_uri).port or 7687)
+    started: list[bool] = []
+    monkeypatch.setattr(server, "status", lambda: SimpleNamespace(running=bool(started)))
+    monkeypatch.setattr(server, "start", lambda *a, **k: started.append(True))
+    for step in ("stop", "import_full"):
+        monkeypatch.setattr(server, step, lambda *a, _s=step, **k: pytest.fail(f"{_s} called"))
+    before = sample_db.execute_query("MATCH (n) RETURN count(n) AS n").records[0]["n"]
+    with pytest.raises(ConfigurationError, match="holds data"):
+        bulk_load(settings, PRESETS["guidedrag"], sample_kb_dir(), server=server)
+    assert started == [True]
+    assert sample_db.execute_query("MATCH (n) RETURN count(n) AS n").records[0]["n"] == before
