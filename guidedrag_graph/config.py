@@ -280,6 +280,26 @@ class Settings(BaseSettings):
 _URI_FIELDS = frozenset({"neo4j_uri", "openai_base_url"})
 
 
+# The port a Bolt URI that names none connects to.
+BOLT_DEFAULT_PORT = 7687
+# Host names that reach this machine itself: a URI naming one of them may name a managed server.
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def loopback_port(uri: str, default: int | None = None) -> int | None:
+    """The port ``uri`` names on this machine (``default`` when it names none), or None when it
+    names another host or a port that is not one: whether a URI points at a local server, and
+    which (``guidedrag neo4j status``'s notes, ``load --bulk``'s check)."""
+    parts = urlsplit(uri)
+    if parts.hostname not in LOOPBACK_HOSTS:
+        return None
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    return default if port is None else port
+
+
 def redact_uri(uri: str) -> str:
     """``uri`` without its userinfo (``bolt://user:pw@host`` -> ``bolt://****@host``) or query
     string (``?password=...`` -> ``?****``).

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from guidedrag_graph.cli import cli
-from guidedrag_graph.config import Settings, env_name, load_settings, redact_uri
+from guidedrag_graph.config import Settings, env_name, load_settings, loopback_port, redact_uri
 from guidedrag_graph.errors import ConfigurationError
 
 
@@ -82,6 +82,45 @@ def test_config_strips_credentials_from_uris(
 )
 def test_redact_uri(uri: str, shown: str) -> None:
     assert redact_uri(uri) == shown
+
+
+@pytest.mark.parametrize(
+    ("uri", "default", "port"),
+    [
+        ("bolt://127.0.0.1:7711", None, 7711),
+        ("neo4j://localhost:7711", 7687, 7711),
+        ("bolt://[::1]:7711", None, 7711),
+        ("bolt://127.0.0.1", None, None),  # no port named: the caller's default
+        ("bolt://127.0.0.1", 7687, 7687),
+        ("bolt://u:p@127.0.0.1:7711", None, 7711),
+        ("bolt://db.example.com:7711", 7687, None),  # another host: never a local server
+        ("bolt://10.0.0.5:7711", 7687, None),
+        ("bolt://127.0.0.1:99999", 7687, None),  # not a port
+    ],
+)
+def test_loopback_port(uri: str, default: int | None, port: int | None) -> None:
+    assert loopback_port(uri, default) == port
+
+
+def test_status_notes_a_neo4j_uri_at_another_local_port_only(tmp_path: Path) -> None:
+    """``guidedrag neo4j status``: a NEO4J_URI on this machine at another port than the running
+    server's is named with the fix; a remote one, or one naming no port, is not a disagreement."""
+    from guidedrag_graph.cli.neo4j_cmd import _port_notes
+    from guidedrag_graph.runtime import LocalNeo4j
+
+    server = LocalNeo4j(
+        tmp_path, version="2026.08.1", cache_dir=tmp_path, bolt_port=7799, http_port=7800
+    )
+
+    def notes(uri: str) -> list[str]:
+        settings = Settings(_env_file=None, neo4j_uri=uri)  # type: ignore[call-arg]
+        return _port_notes(settings, server, 7799, 7800)
+
+    assert notes("bolt://127.0.0.1:7799") == []
+    assert notes("bolt://db.example.com:7000") == []
+    assert notes("bolt://127.0.0.1") == []
+    (note,) = notes("bolt://localhost:7000")
+    assert "points at port 7000" in note and "NEO4J_URI=bolt://127.0.0.1:7799" in note
 
 
 @pytest.mark.parametrize(

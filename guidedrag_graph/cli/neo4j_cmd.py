@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import click
 
 from guidedrag_graph.cli.common import echo_json, load_settings
-from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, redact_uri
+from guidedrag_graph.config import DEFAULT_NEO4J_PASSWORD, Settings, loopback_port, redact_uri
 from guidedrag_graph.errors import Neo4jRuntimeError
 from guidedrag_graph.runtime import PINNED_VERSIONS, LocalNeo4j, install, install_rank_plugin
 from guidedrag_graph.runtime.apoc import apoc_version_for, install_apoc
@@ -269,13 +268,8 @@ def _port_notes(
             f"the settings say http port {server.http_port} but this server listens on {http}: "
             f"set GUIDEDRAG_NEO4J_HTTP_PORT={http}"
         )
-    uri = urlsplit(settings.neo4j_uri)
-    try:
-        uri_port = uri.port
-    except ValueError:
-        uri_port = None
-    local = uri.hostname in ("127.0.0.1", "localhost", "::1")
-    if bolt is not None and local and uri_port is not None and uri_port != bolt:
+    uri_port = loopback_port(settings.neo4j_uri)  # None: another host, or no port named
+    if bolt is not None and uri_port is not None and uri_port != bolt:
         notes.append(
             f"NEO4J_URI={redact_uri(settings.neo4j_uri)} points at port {uri_port}, not at this "
             f"server: set NEO4J_URI=bolt://127.0.0.1:{bolt}"

@@ -20,11 +20,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from neo4j import Driver
 
-from guidedrag_graph.config import Settings, redact_uri
+from guidedrag_graph.config import BOLT_DEFAULT_PORT, Settings, loopback_port, redact_uri
 from guidedrag_graph.db.connection import connect
 from guidedrag_graph.errors import ConfigurationError, EmbeddingError
 from guidedrag_graph.identifiers import quote_name
@@ -107,20 +106,12 @@ def bulk_load(
     return report
 
 
-LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
-
-
 def check_same_server(settings: Settings, server: LocalNeo4j) -> None:
     """``NEO4J_URI`` must name ``server``: the import replaces that home's database, while the
     emptiness check, the migrations and the counts go through ``NEO4J_URI``. Pointed at another
     server, the check would pass on the wrong database and the data the import overwrites was
     never looked at (and the server asked for would get the schema and no data)."""
-    parts = urlsplit(settings.neo4j_uri)
-    try:
-        port = parts.port or 7687
-    except ValueError:
-        port = None
-    if parts.hostname in LOCAL_HOSTS and port == server.bolt_port:
+    if loopback_port(settings.neo4j_uri, default=BOLT_DEFAULT_PORT) == server.bolt_port:
         return
     raise ConfigurationError(
         f"--bulk imports into the managed server in {server.home} (bolt port "
