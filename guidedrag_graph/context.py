@@ -261,6 +261,13 @@ class GraphContext:
             timeout=self.settings.query_timeout,
         )
 
+    def property_keys(self) -> set[str]:
+        """Every property key a node of the database has (``cypher/property_keys.cypher``), read
+        now: what a chunk filter's fields are checked against (a request's filters,
+        ``pipeline/filter_reads.py``; a trusted scope's, ``selection/scope_reads.py``)."""
+        rows = self.read(templates.query("property_keys", self.schema), {}, name="property_keys")
+        return set(rows[0]["keys"]) if rows else set()
+
     def _read_template(self, name: str, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         """A server fact's read (``db.server_info``/``procedure_available`` take it)."""
         return self.read(query, params, name=name)

@@ -2,7 +2,7 @@
 
 The decisions (every field the filters name is known; no chunk passes) are pure; the two facts
 they ask for are read here, each through ``selection/fact_rounds.py``: the database's property
-keys (``cypher/property_keys.cypher``) and whether any chunk passes (the filter's own
+keys (``GraphContext.property_keys``) and whether any chunk passes (the filter's own
 ``any_query``). ``GuidedRAG`` asks the first before linking and the second before embedding.
 """
 
@@ -20,7 +20,6 @@ from guidedrag_graph.pipeline.filter_checks import (
 )
 from guidedrag_graph.retrieval.filters import ChunkFilter
 from guidedrag_graph.selection import fact_rounds
-from guidedrag_graph.templates import queries as templates
 
 _KIND = attrgetter("kind")
 
@@ -43,8 +42,7 @@ def filter_abstains(graph: GraphContext, facts: FilterFacts) -> bool:
 def _read(graph: GraphContext, facts: FilterFacts, missing: MissingFilterFact) -> FilterFacts:
     """The fact ``missing`` names, read as ``GuidedRAG`` read it before the split."""
     if missing.kind == "keys":
-        rows = graph.read(templates.query("property_keys", facts.schema), {}, name="property_keys")
-        facts.keys = set(rows[0]["keys"]) if rows else set()
+        facts.keys = graph.property_keys()
     else:
         chunk_filter = facts.chunk_filter
         query = chunk_filter.any_query(facts.schema)

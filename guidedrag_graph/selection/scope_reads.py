@@ -45,8 +45,7 @@ def _read(selector: Selector, facts: ScopeFacts, missing: MissingCompileFact) ->
     split."""
     graph = selector.graph
     if missing.kind == "keys":
-        rows = graph.read(T.query("property_keys", facts.schema), {}, name="property_keys")
-        facts.keys = set(rows[0]["keys"]) if rows else set()
+        facts.keys = graph.property_keys()
     elif missing.kind == "names":
         res = selector.resolution(missing.names, diagnose=False)
         facts.resolved = {leaf: res.resolve(leaf) for leaf in missing.leaves}
