@@ -118,16 +118,21 @@ ONE_CHUNK = "mq-207443eaaee1cc5f"
 FILTERED: list[tuple[str, Callable[[GuidedRAG], Any]]] = [
     ("filtered", lambda rag: rag.retrieve(QUESTION, filters={"id": ONE_CHUNK})),
     ("filtered to nothing", lambda rag: rag.retrieve(QUESTION, filters={"position": {"$lt": -1}})),
-    ("filter on an unknown property", lambda rag: _refused(rag, {"no_such_property": 1})),
+    (
+        "filter on an unknown property",
+        lambda rag: _refused(lambda: rag.retrieve(QUESTION, filters=UNKNOWN_PROPERTY)),
+    ),
 ]
+UNKNOWN_PROPERTY = {"no_such_property": 1}
 
 
-def _refused(rag: GuidedRAG, filters: dict[str, Any]) -> None:
+def _refused(call: Callable[[], Any]) -> None:
+    """``call`` refused for a filter on a property no node has, as it must be."""
     try:
-        rag.retrieve(QUESTION, filters=filters)
+        call()
     except FilterError:
         return
-    raise AssertionError(f"filters {filters!r} were not refused")
+    raise AssertionError(f"filters {UNKNOWN_PROPERTY!r} were not refused")
 
 
 # Trusted scopes compiled on each path (``selection/scope_compiled.py``): a property filter alone
@@ -141,7 +146,10 @@ SCOPE_COMPILED: list[tuple[str, Callable[[GuidedRAG], Any]]] = [
         "selection and property scope",
         lambda rag: rag.scoped({"selection": SCOPE, "filters": ALL_CHUNKS}).retrieve(QUESTION),
     ),
-    ("scope on an unknown property", lambda rag: _scope_refused(rag, {"no_such_property": 1})),
+    (
+        "scope on an unknown property",
+        lambda rag: _refused(lambda: rag.scoped({"filters": UNKNOWN_PROPERTY}).retrieve(QUESTION)),
+    ),
     (
         "scope passing no chunk",
         lambda rag: rag.scoped({"filters": {"position": {"$lt": -1}}}).retrieve(QUESTION),
@@ -155,14 +163,6 @@ SCOPE_COMPILED: list[tuple[str, Callable[[GuidedRAG], Any]]] = [
         lambda rag: rag.scoped("document('No such title') | entity('Eurro')").retrieve(QUESTION),
     ),
 ]
-
-
-def _scope_refused(rag: GuidedRAG, filters: dict[str, Any]) -> None:
-    try:
-        rag.scoped({"filters": filters}).retrieve(QUESTION)
-    except FilterError:
-        return
-    raise AssertionError(f"scope filters {filters!r} were not refused")
 
 
 # Relation linking on (GUIDEDRAG_LINK_RELATIONS=on: the sample KB's free-text vocabulary read

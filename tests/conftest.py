@@ -11,6 +11,7 @@ import functools
 import os
 import socket
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -140,9 +141,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """How often the sample KB was (re)loaded, and what that cost: a test that leaves the
     sample changed, or a module order that wipes it between readers, shows up here."""
     if _SAMPLE_LOADS:
-        by_module: dict[str, int] = {}
-        for _, module in _SAMPLE_LOADS:
-            by_module[module] = by_module.get(module, 0) + 1
+        by_module = Counter(module for _, module in _SAMPLE_LOADS)
         where = ", ".join(f"{m} {n}" for m, n in sorted(by_module.items()))
         total = sum(s for s, _ in _SAMPLE_LOADS)
         terminalreporter.write_line(
