@@ -7,6 +7,7 @@ its own managed server on free ports in a temporary home (jars from the shared c
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import socket
@@ -28,15 +29,30 @@ from tests.kept_states import KeptStates, delete_all_but_migration_records
 from tests.tiny_corpus import write_bundle
 from tests.xdist_units import SERVER_526_MODULES
 
-# Every JVM the tests start (session servers, a test's own server, neo4j-admin, the 5.26 server)
-# compiles with C1 only: CI's two cores are saturated for the whole run (vmstat: 0% idle, so a
-# third xdist worker did not help: 822 s against 706-849 s), and C2's compile threads are a large
-# share of a short-lived server's CPU. Measured on one server, sample KB: start 13.6-13.9 ->
-# 8.6-8.9 CPU-s, the load 16.5-17.3 -> 10.1-10.8, 100 retrievals 10.3-10.7 -> 6.7-6.9, wall
-# times the same or shorter. Behaviour cannot differ (a JIT tier); a caller's own setting wins.
-# Never for benchmarks: they time a server the way it runs in production (``guidedrag neo4j``).
+# The JVMs the tests start for a short while (a test's own server, neo4j-admin, the 5.26 server)
+# compile with C1 only: CI's two cores are saturated for the whole run (vmstat: 0% idle; a third
+# xdist worker did not help: 822 s against 706-849 s), and C2's compile threads are a large share
+# of a short-lived server's CPU. Measured on one server, sample KB: start 13.6-13.9 -> 8.6-8.9
+# CPU-s, the load 16.5-17.3 -> 10.1-10.8, 100 retrievals 10.3-10.7 -> 6.7-6.9, wall times the
+# same or shorter. The session's own server runs the whole suite and keeps C2
+# (``_full_jit``): with C1 everywhere CI's pytest took 748 s, no faster. Behaviour cannot differ
+# (a JIT tier); a caller's own setting wins. Benchmarks never run under it.
 TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
 os.environ.setdefault("JDK_JAVA_OPTIONS", TEST_JVM_OPTIONS)
+
+
+@contextlib.contextmanager
+def _full_jit() -> Iterator[None]:
+    """A JVM started inside runs with both JIT tiers (``TEST_JVM_OPTIONS`` off, if it is ours)."""
+    ours = os.environ.get("JDK_JAVA_OPTIONS") == TEST_JVM_OPTIONS
+    if ours:
+        del os.environ["JDK_JAVA_OPTIONS"]
+    try:
+        yield
+    finally:
+        if ours:
+            os.environ["JDK_JAVA_OPTIONS"] = TEST_JVM_OPTIONS
+
 
 TEST_PASSWORD = "guidedrag-test-pw"
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -188,7 +204,8 @@ def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
         heap="768m",
         pagecache="256m",
     )
-    server.start()
+    with _full_jit():  # it serves the whole session: C2's compiles pay off
+        server.start()
     try:
         yield server.uri, TEST_PASSWORD, version
     finally:
