@@ -51,7 +51,8 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,38 @@ def patch_reads(wrap: Callable[[ReadOnce], ReadOnce]) -> Callable[[], None]:
         db._read_once = inner
 
     return restore
+
+
+Read = tuple[str, dict[str, Any]]
+
+
+@contextmanager
+def recorded(reads: list[Read]) -> Iterator[None]:
+    """Every read the library sends, as (query text, parameters), while the block runs."""
+
+    def keeping(inner: ReadOnce) -> ReadOnce:
+        def keep(driver: Any, query: Any, params: dict[str, Any], *rest: Any) -> Any:
+            reads.append((str(getattr(query, "text", query)), dict(params)))
+            return inner(driver, query, params, *rest)
+
+        return keep
+
+    restore = patch_reads(keeping)
+    try:
+        yield
+    finally:
+        restore()
+
+
+def id_retriever(driver: Any, settings: Settings, rag: GuidedRAG) -> VectorRetriever:
+    """neo4j-graphrag's ``VectorRetriever`` returning the chunk id only: the ratios' base (the
+    least a retriever can send back)."""
+    return VectorRetriever(
+        driver,
+        settings.vector_index_name,
+        return_properties=[rag.schema.chunk_id],
+        neo4j_database=settings.neo4j_database,
+    )
 
 
 class ReadClock:
@@ -265,13 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     clock = ReadClock()
     try:
         questions, vectors, rag = questions_and_rag(settings, driver, args.bundle, args.limit)
-        schema = rag.schema
-        vector = VectorRetriever(
-            driver,
-            settings.vector_index_name,
-            return_properties=[schema.chunk_id],
-            neo4j_database=settings.neo4j_database,
-        )
+        vector = id_retriever(driver, settings, rag)
         vector_text = VectorRetriever(
             driver, settings.vector_index_name, neo4j_database=settings.neo4j_database
         )

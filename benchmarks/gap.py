@@ -35,45 +35,36 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "benchmarks"))
 
-from doors import ReadClock, patch_reads, questions_and_rag  # noqa: E402
 from neo4j import READ_ACCESS  # noqa: E402
 from neo4j_graphrag.retrievers import VectorRetriever  # noqa: E402
 
+from benchmarks.doors import (  # noqa: E402
+    Read,
+    ReadClock,
+    id_retriever,
+    questions_and_rag,
+    recorded,
+)
 from guidedrag_graph.config import Settings  # noqa: E402
 from guidedrag_graph.db.connection import connect  # noqa: E402
 
-Recorded = tuple[str, dict[str, Any]]
 
-
-def recorded_reads(rag: Any, question: Any, vector: list[float], k: int) -> list[Recorded]:
+def recorded_reads(rag: Any, question: Any, vector: list[float], k: int) -> list[Read]:
     """The queries (text, parameters) one default retrieval sends, in order."""
-    seen: list[Recorded] = []
-
-    def wrap(inner: Any) -> Any:
-        def recording(*args: Any, **kwargs: Any) -> Any:
-            query, params = args[1], args[2]
-            seen.append((str(getattr(query, "text", query)), dict(params)))
-            return inner(*args, **kwargs)
-
-        return recording
-
-    restore = patch_reads(wrap)
-    try:
+    seen: list[Read] = []
+    with recorded(seen):
         rag.retrieve(question.question, semantics=question.semantics, query_vector=vector, k=k)
-    finally:
-        restore()
     return seen
 
 
 def recorded_vector_query(
     driver: Any, retriever: VectorRetriever, vector: list[float], k: int
-) -> Recorded:
+) -> Read:
     """The query (text, parameters) a warm ``VectorRetriever.search`` sends (one
     ``driver.execute_query``; its first search also reads ``dbms.components()``)."""
     retriever.search(query_vector=vector, top_k=k)  # its first search asks the server's version
-    seen: list[Recorded] = []
+    seen: list[Read] = []
     inner = driver.execute_query
 
     def recording(query: Any, parameters: Any = None, *args: Any, **kwargs: Any) -> Any:
@@ -105,15 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     clock = ReadClock()
     try:
         questions, vectors, rag = questions_and_rag(settings, driver, args.bundle, args.limit)
-        retriever = VectorRetriever(
-            driver,
-            settings.vector_index_name,
-            return_properties=[rag.schema.chunk_id],
-            neo4j_database=settings.neo4j_database,
-        )
+        retriever = id_retriever(driver, settings, rag)
         for q, v in zip(questions, vectors, strict=True):  # warm: names resolved, plans cached
             rag.retrieve(q.question, semantics=q.semantics, query_vector=v, k=args.k)
-        default_queries: list[Recorded] = []
+        default_queries: list[Read] = []
         for q, v in zip(questions, vectors, strict=True):
             reads = recorded_reads(rag, q, v, args.k)
             if len(reads) != 1:
@@ -121,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             default_queries.append(reads[0])
         vector_queries = [recorded_vector_query(driver, retriever, v, args.k) for v in vectors]
 
-        def plain(recorded: Recorded) -> None:
+        def plain(recorded: Read) -> None:
             with driver.session(
                 database=settings.neo4j_database,
                 default_access_mode=READ_ACCESS,

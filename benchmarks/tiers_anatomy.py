@@ -41,36 +41,16 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from neo4j import READ_ACCESS  # noqa: E402
-from neo4j_graphrag.retrievers import VectorRetriever  # noqa: E402
 
-from benchmarks.doors import ReadOnce, patch_reads, questions_and_rag  # noqa: E402
+from benchmarks.doors import Read, id_retriever, questions_and_rag, recorded  # noqa: E402
 from guidedrag_graph.config import Settings  # noqa: E402
 from guidedrag_graph.db.connection import connect  # noqa: E402
 from guidedrag_graph.pipeline import GuidedRAG  # noqa: E402
 from guidedrag_graph.templates import queries as templates  # noqa: E402
 
-Read = tuple[str, dict[str, Any]]
 TIER_IDS = re.compile(r"sel_\d+_ids")
 TIERS = "tiers query (the default's one read)"
 BY_INDEX = "tiers query, U by queryNodes"
-
-
-@contextmanager
-def recorded(reads: list[Read]) -> Iterator[None]:
-    """Every read the library sends, as (query text, parameters), while the block runs."""
-
-    def keeping(inner: ReadOnce) -> ReadOnce:
-        def keep(driver: Any, query: Any, params: dict[str, Any], *rest: Any) -> Any:
-            reads.append((str(getattr(query, "text", query)), dict(params)))
-            return inner(driver, query, params, *rest)
-
-        return keep
-
-    restore = patch_reads(keeping)
-    try:
-        yield
-    finally:
-        restore()
 
 
 @contextmanager
@@ -116,12 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         with forced_variant(rag, u_search="index"):
             by_index = record()
         u_query, u_extra = rag.retriever.paths.index_query()
-        vector = VectorRetriever(
-            driver,
-            settings.vector_index_name,
-            return_properties=[rag.schema.chunk_id],
-            neo4j_database=settings.neo4j_database,
-        )
+        vector = id_retriever(driver, settings, rag)
         ping = templates.query("connection_check")
 
         def emptied(params: dict[str, Any]) -> dict[str, Any]:
