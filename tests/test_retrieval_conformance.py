@@ -31,9 +31,9 @@ LAYOUTS: dict[str, dict[str, object]] = {
 
 @pytest.fixture(scope="module", params=sorted(LAYOUTS))
 def layout(
-    request: pytest.FixtureRequest, driver: Driver, settings: Settings
+    request: pytest.FixtureRequest, driver: Driver, main_settings: Settings
 ) -> Iterator[Settings]:
-    chosen = settings.model_copy(update=LAYOUTS[str(request.param)])
+    chosen = main_settings.model_copy(update=LAYOUTS[str(request.param)])
     schema: SchemaMapping = schema_from_settings(chosen)
     wipe(driver)
     migrate(driver, chosen, schema)

@@ -164,8 +164,8 @@ def _build_user_kg(driver: Driver, embedder: Embedder) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def embedder(settings: Settings) -> Embedder:
-    return embedder_for(settings)
+def embedder(main_settings: Settings) -> Embedder:
+    return embedder_for(main_settings)
 
 
 @pytest.fixture

@@ -110,36 +110,36 @@ def tuned(request: pytest.FixtureRequest, settings: Settings) -> Settings:
 
 
 @pytest.fixture
-def rag(tuned: Settings, sample_db: Driver) -> Iterator[GuidedRAG]:
-    with GuidedRAG(tuned, driver=sample_db) as pipeline:
+def rag(tuned: Settings, own_sample_db: Driver) -> Iterator[GuidedRAG]:
+    with GuidedRAG(tuned, driver=own_sample_db) as pipeline:
         yield pipeline
 
 
 @pytest.fixture
-def index_without_id(sample_db: Driver, tuned: Settings) -> Iterator[GuidedRAG]:
+def index_without_id(own_sample_db: Driver, tuned: Settings) -> Iterator[GuidedRAG]:
     """The sample KB's chunk index recreated without the chunk id (as a 5.26 server's, or a
     user's own index, cannot filter by it), seen through a new driver (server facts are kept
-    per driver). Afterwards the database is wiped, so the next sample_db reader reloads the KB
+    per driver). Afterwards the database is wiped, so the next own_sample_db reader reloads the KB
     as it was (an index recreated over loaded chunks is another HNSW graph: the filtered-SEARCH
     rows of the test above differ on it)."""
-    yield from rebuilt_index(sample_db, tuned, INDEX_WITHOUT_ID)
+    yield from rebuilt_index(own_sample_db, tuned, INDEX_WITHOUT_ID)
 
 
-def rebuilt_index(sample_db: Driver, tuned: Settings, create: str) -> Iterator[GuidedRAG]:
+def rebuilt_index(own_sample_db: Driver, tuned: Settings, create: str) -> Iterator[GuidedRAG]:
     """A ``GuidedRAG`` on a new driver (server facts are kept per driver) over the sample KB's
     chunk index dropped and made again by ``create``; the database wiped afterwards, so the next
-    sample_db reader reloads the KB as it was (an index recreated over loaded chunks is another
+    own_sample_db reader reloads the KB as it was (an index recreated over loaded chunks is another
     HNSW graph, on which filtered-SEARCH rows can differ)."""
-    sample_db.execute_query("DROP INDEX chunk_embedding IF EXISTS")
-    sample_db.execute_query(create)
-    sample_db.execute_query("CALL db.awaitIndexes(300)")
+    own_sample_db.execute_query("DROP INDEX chunk_embedding IF EXISTS")
+    own_sample_db.execute_query(create)
+    own_sample_db.execute_query("CALL db.awaitIndexes(300)")
     fresh = connect(tuned)
     try:
         with GuidedRAG(tuned, driver=fresh) as pipeline:
             yield pipeline
     finally:
         fresh.close()
-        wipe(sample_db)
+        wipe(own_sample_db)
 
 
 def _notes(result: RetrievalResult) -> str:
@@ -147,9 +147,9 @@ def _notes(result: RetrievalResult) -> str:
 
 
 def test_a_large_scope_ranks_in_the_index_and_returns_numpys_exact_top_k(
-    rag: GuidedRAG, sample_db: Driver
+    rag: GuidedRAG, own_sample_db: Driver
 ) -> None:
-    snap = snapshot(sample_db, rag.settings.neo4j_database, PRESETS["guidedrag"])
+    snap = snapshot(own_sample_db, rag.settings.neo4j_database, PRESETS["guidedrag"])
     checked = 0
     for question in range(len(QUESTIONS)):
         for size in SIZES:
@@ -166,10 +166,10 @@ def test_a_large_scope_ranks_in_the_index_and_returns_numpys_exact_top_k(
 
 
 def test_without_a_filterable_index_the_scope_ranks_exactly_or_says_recall_may_be_partial(
-    index_without_id: GuidedRAG, sample_db: Driver
+    index_without_id: GuidedRAG, own_sample_db: Driver
 ) -> None:
     rag = index_without_id
-    snap = snapshot(sample_db, rag.settings.neo4j_database, PRESETS["guidedrag"])
+    snap = snapshot(own_sample_db, rag.settings.neo4j_database, PRESETS["guidedrag"])
     exact = "plugin" if rag.graph.rank_plugin else "exact"
     for question in range(len(QUESTIONS)):
         for size in SIZES:

@@ -29,8 +29,10 @@ pytestmark = pytest.mark.neo4j
 
 
 @pytest.fixture(scope="module")
-def tenants(driver: Driver, settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Driver:
-    L.load_if_needed(driver, settings, tmp_path_factory.mktemp("tenants"))
+def tenants(
+    driver: Driver, main_settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> Driver:
+    L.load_if_needed(driver, main_settings, tmp_path_factory.mktemp("tenants"))
     return driver
 
 

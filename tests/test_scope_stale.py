@@ -26,16 +26,16 @@ INTRUDER = "0-tenant-b:stale-scope-probe"  # sorts first among equal scores
 
 
 @pytest.fixture
-def rag(settings: Settings, embedder: Embedder, sample_db: Driver) -> Iterator[GuidedRAG]:
-    with GuidedRAG(settings, driver=sample_db, embedder=embedder) as pipeline:
+def rag(settings: Settings, embedder: Embedder, own_sample_db: Driver) -> Iterator[GuidedRAG]:
+    with GuidedRAG(settings, driver=own_sample_db, embedder=embedder) as pipeline:
         yield pipeline
 
 
 @pytest.fixture
-def intruder(sample_db: Driver) -> Iterator[Driver]:
+def intruder(own_sample_db: Driver) -> Iterator[Driver]:
     """After the test, the chunk and document it wrote are gone (the sample KB as it was)."""
-    yield sample_db
-    sample_db.execute_query(
+    yield own_sample_db
+    own_sample_db.execute_query(
         "MATCH (n) WHERE n.id IN [$id, $id + '#0'] DETACH DELETE n", id=INTRUDER
     )
 

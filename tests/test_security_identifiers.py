@@ -134,28 +134,28 @@ def test_index_name_settings_are_checked_when_read(
 
 
 def test_relationship_type_from_the_database_is_quoted_in_hop(
-    sample_db: Driver, settings: Settings
+    own_sample_db: Driver, settings: Settings
 ) -> None:
     """A type that exists in the database (whoever wrote it) reaches hop() quoted, not raw."""
     hostile = "R\\u0060]->() RETURN 'INJECTED' AS x //"
-    before = snapshot(sample_db)
-    sample_db.execute_query(
+    before = snapshot(own_sample_db)
+    own_sample_db.execute_query(
         f"MATCH (a:Entity {{name: 'Euro'}}), (b:Entity {{name: 'France'}}) "
         f"CREATE (a)-[:{escape_identifier(hostile)}]->(b)"
     )
     try:
-        selector = Selector(GraphContext.open(settings, sample_db))
+        selector = Selector(GraphContext.open(settings, own_sample_db))
         got = set(selector.chunk_ids(parse(f"hop('Euro', [{quote(hostile)}], direction='out')")))
         france = {
             r["id"]
-            for r in sample_db.execute_query(
+            for r in own_sample_db.execute_query(
                 "MATCH (:Entity {name: 'France'})<-[:MENTIONS]-(c:Chunk) RETURN c.id AS id"
             ).records
         }
         assert got == france != set()
     finally:
-        sample_db.execute_query(f"MATCH ()-[r:{escape_identifier(hostile)}]->() DELETE r")
-    assert snapshot(sample_db) == before
+        own_sample_db.execute_query(f"MATCH ()-[r:{escape_identifier(hostile)}]->() DELETE r")
+    assert snapshot(own_sample_db) == before
 
 
 def test_managed_server_blocks_load_csv_to_any_address_and_file(driver: Driver) -> None:

@@ -39,11 +39,11 @@ RAW = ("\x1b", "\x07", "\x9b", "\u2028", "\u2029", "\u202e", "\r")
 
 
 @pytest.fixture(scope="module")
-def hostile_db(driver: Driver, settings: Settings) -> Iterator[Driver]:
+def hostile_db(driver: Driver, main_settings: Settings) -> Iterator[Driver]:
     """The Roman graph, plus a relationship of the hostile type (so it is a known, in-use type
     and the nearest suggestion for IS_CURRENCY_OFX) and a node with the hostile label."""
     wipe(driver)
-    migrate(driver, settings, PRESETS["guidedrag"])
+    migrate(driver, main_settings, PRESETS["guidedrag"])
     load_graph(roman_graph(), driver, PRESETS["guidedrag"])
     driver.execute_query(
         f"CREATE (:SecurityPrinted)-[:{escape_identifier(HOSTILE_TYPE)}]->(:SecurityPrinted)"

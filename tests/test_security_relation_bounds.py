@@ -44,9 +44,9 @@ def _create_types(driver: Driver, types: list[str]) -> None:
 
 
 @pytest.fixture(scope="module")
-def bounds_db(driver: Driver, settings: Settings) -> Iterator[Driver]:
+def bounds_db(driver: Driver, main_settings: Settings) -> Iterator[Driver]:
     wipe(driver)
-    migrate(driver, settings, PRESETS["guidedrag"])
+    migrate(driver, main_settings, PRESETS["guidedrag"])
     load_graph(roman_graph(), driver, PRESETS["guidedrag"])
     _create_types(driver, SHORT_TYPES)
     yield driver

@@ -21,9 +21,9 @@ from tests.conftest import wipe
 
 
 @pytest.fixture(scope="module")
-def roman_db(driver: Driver, settings: Settings) -> Iterator[Driver]:
+def roman_db(driver: Driver, main_settings: Settings) -> Iterator[Driver]:
     wipe(driver)
-    migrate(driver, settings, PRESETS["guidedrag"])
+    migrate(driver, main_settings, PRESETS["guidedrag"])
     load_graph(roman_graph(), driver, PRESETS["guidedrag"])
     yield driver
     wipe(driver)

@@ -87,12 +87,12 @@ class TestEvaluator(SelectionAlgebraConformance):
 
 @pytest.fixture(scope="module", params=sorted(SCHEMAS))
 def cypher_backend(
-    request: pytest.FixtureRequest, driver: Driver, settings: Settings
+    request: pytest.FixtureRequest, driver: Driver, main_settings: Settings
 ) -> Iterator[CypherBackend]:
     schema = SCHEMAS[request.param]
     wipe(driver)
-    migrate(driver, settings, schema)
-    yield CypherBackend(driver, settings, schema)
+    migrate(driver, main_settings, schema)
+    yield CypherBackend(driver, main_settings, schema)
     wipe(driver)
 
 

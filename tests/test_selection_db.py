@@ -26,13 +26,13 @@ SCHEMAS = {
 
 @pytest.fixture(scope="module", params=sorted(SCHEMAS))
 def roman(
-    request: pytest.FixtureRequest, driver: Driver, settings: Settings
+    request: pytest.FixtureRequest, driver: Driver, main_settings: Settings
 ) -> Iterator[tuple[Selector, SchemaMapping]]:
     schema = SCHEMAS[request.param]
     wipe(driver)
-    migrate(driver, settings, schema)
+    migrate(driver, main_settings, schema)
     load_graph(roman_graph(), driver, schema)
-    yield Selector(GraphContext.open(settings, driver, schema)), schema
+    yield Selector(GraphContext.open(main_settings, driver, schema)), schema
     wipe(driver)
 
 

@@ -22,6 +22,7 @@ def _server(
     bolt_port: int | None,
     http_port: int | None,
     with_apoc: bool = False,
+    extra_conf: tuple[str, ...] = (),
 ) -> LocalNeo4j:
     version = version or settings.neo4j_version
     return LocalNeo4j(
@@ -35,6 +36,7 @@ def _server(
         pagecache=settings.neo4j_pagecache,
         with_apoc=with_apoc,
         query_timeout=settings.query_timeout,
+        extra_conf=extra_conf,
     )
 
 
@@ -151,6 +153,14 @@ def _ensure_rank_plugin(server: LocalNeo4j, cache_dir: Path) -> None:
     show_default=True,
     help="put the guidedrag.rank plugin into this server's plugins/ first (built once, cached)",
 )
+@click.option(
+    "--conf",
+    "extra_conf",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="an extra neo4j.conf setting for this start (repeatable; conf is rewritten at each "
+    "start, so give it again next time); settings guidedrag writes itself are refused",
+)
 def start(
     version: str | None,
     home: Path | None,
@@ -158,10 +168,11 @@ def start(
     http_port: int | None,
     with_apoc: bool,
     rank_plugin: bool,
+    extra_conf: tuple[str, ...],
 ) -> None:
     """Start in the background (auth on, loopback only) and wait until Bolt answers."""
     settings = load_settings()
-    server = _server(settings, version, home, bolt_port, http_port, with_apoc)
+    server = _server(settings, version, home, bolt_port, http_port, with_apoc, extra_conf)
     if rank_plugin and not server.status().running:
         _ensure_rank_plugin(server, settings.neo4j_cache_dir)
     if server.version not in PINNED_VERSIONS:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from guidedrag_graph.errors import Neo4jRuntimeError
@@ -33,6 +35,45 @@ from guidedrag_graph.runtime.server_env import (
     transactions_memory_total,
 )
 from guidedrag_graph.runtime.versions import COMMON_JVM_FLAGS, find_java, server_line
+
+# ``--conf KEY=VALUE``: a Neo4j setting name (dotted lower-case words) and a one-line value.
+_CONF_KEY = re.compile(r"[a-z][a-z0-9_]*(\.[a-z0-9_]+)+")
+MAX_EXTRA_CONF = 32
+MAX_CONF_VALUE = 256
+
+
+def extra_conf_lines(pairs: Sequence[str], written: Sequence[str]) -> tuple[str, ...]:
+    """``KEY=VALUE`` settings for neo4j.conf beside the ones this module writes (``written``,
+    its own lines), checked: a setting name, a one-line printable value, at most
+    ``MAX_EXTRA_CONF``; none may replace a line of ours (the loopback addresses, auth, the
+    directories and the defence-in-depth settings are not for a caller to undo)."""
+    if len(pairs) > MAX_EXTRA_CONF:
+        raise Neo4jRuntimeError(
+            f"{len(pairs)} extra settings: at most {MAX_EXTRA_CONF}; put the rest in fewer lines"
+        )
+    ours = {line.split("=", 1)[0] for line in written if "=" in line and not line.startswith("#")}
+    out: list[str] = []
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        value = value.strip()
+        if not sep or not _CONF_KEY.fullmatch(key):
+            raise Neo4jRuntimeError(
+                f"extra setting {pair[:80]!r} is not KEY=VALUE with a Neo4j setting name "
+                "(e.g. dbms.cypher.min_replan_interval=1h)"
+            )
+        if not value or len(value) > MAX_CONF_VALUE or not value.isprintable():
+            raise Neo4jRuntimeError(
+                f"extra setting {key}: give a one-line printable value of at most "
+                f"{MAX_CONF_VALUE} characters"
+            )
+        if key in ours or any(line.startswith(f"{key}=") for line in out):
+            raise Neo4jRuntimeError(
+                f"extra setting {key} is given twice or is one guidedrag writes itself; give "
+                "it once, and not one of ours (its own option, where it has one, sets it)"
+            )
+        out.append(f"{key}={value}")
+    return tuple(out)
 
 
 class LocalNeo4j:
@@ -54,6 +95,7 @@ class LocalNeo4j:
         pagecache: str = "512m",
         with_apoc: bool = False,
         query_timeout: float = 30.0,
+        extra_conf: Sequence[str] = (),
     ) -> None:
         self.home = home
         self.version = version
@@ -68,6 +110,8 @@ class LocalNeo4j:
         self.with_apoc = with_apoc
         # GUIDEDRAG_QUERY_TIMEOUT (its default when not given): db.transaction.timeout's basis.
         self.query_timeout = query_timeout
+        # KEY=VALUE settings written after ours
+        self.extra_conf = extra_conf_lines(extra_conf, self._own_conf())  # refused here, early
 
     @property
     def state_file(self) -> Path:
@@ -107,7 +151,15 @@ class LocalNeo4j:
         conf_dir.mkdir(parents=True, exist_ok=True)
         for sub in ("data", "logs", "run", "plugins", "import"):
             (self.home / sub).mkdir(parents=True, exist_ok=True)
-        lines = [
+        lines = self._own_conf()
+        lines += extra_conf_lines(self.extra_conf, lines)
+        conf = conf_dir / "neo4j.conf"
+        conf.write_text("\n".join(lines) + "\n")
+        return conf_dir
+
+    def _own_conf(self) -> list[str]:
+        """The neo4j.conf lines this module writes (before any ``extra_conf``)."""
+        return [
             "# written by guidedrag neo4j start; edits are overwritten",
             "server.default_listen_address=127.0.0.1",
             f"server.bolt.listen_address=127.0.0.1:{self.bolt_port}",
@@ -144,9 +196,6 @@ class LocalNeo4j:
             # extra jars in plugins/ (runtime/plugins.py) and APOC: one unrestricted line
             *plugin_conf_lines(self.home, APOC_PATTERNS if self.with_apoc else ()),
         ]
-        conf = conf_dir / "neo4j.conf"
-        conf.write_text("\n".join(lines) + "\n")
-        return conf_dir
 
     def _set_initial_password(self, java: Path, lib: Path, conf_dir: Path) -> None:
         """Run ``neo4j-admin dbms set-initial-password`` on a home without a system database.
