@@ -457,7 +457,8 @@ def own_sample_db(
     driver: Driver, main_settings: Settings, request: pytest.FixtureRequest
 ) -> Driver:
     """A copy of the sample KB on the main server, for the few tests that change it (replace
-    it, rebuild its vector index, write into it for a while): never on the shared one.
+    it, rebuild its vector index, write into it for a while) or watch the whole server (its
+    running transactions, under a load of their own): never on the shared one.
 
     Loaded when the main database does not hold it exactly (a cheap count check): modules that
     use it are few and ordered together (``_module_rank``)."""

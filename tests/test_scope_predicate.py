@@ -69,13 +69,13 @@ def tuned(settings: Settings) -> Settings:
 
 
 @pytest.fixture
-def declared(sample_db: Driver, tuned: Settings) -> Iterator[GuidedRAG]:
+def declared(own_sample_db: Driver, tuned: Settings) -> Iterator[GuidedRAG]:
     """The sample KB's chunk index recreated WITH [c.id, c.document_id], seen through a new
     driver (server facts are kept per driver). Afterwards the database is wiped, so the next
-    sample_db reader reloads the KB as it was: an index recreated over loaded chunks has the
+    own_sample_db reader reloads the KB as it was: an index recreated over loaded chunks has the
     same declaration but another HNSW graph, and ``test_scope_index``'s filtered-SEARCH rows
     differ on it (seen: its bare auto at 300 chunks, the 5th id)."""
-    yield from rebuilt_index(sample_db, tuned, INDEX_WITH_DOCUMENT)
+    yield from rebuilt_index(own_sample_db, tuned, INDEX_WITH_DOCUMENT)
 
 
 def _auto(rag: GuidedRAG, scope: dict[str, Any], question: int, snap: Any, among: set[str]):
@@ -94,10 +94,10 @@ def _auto(rag: GuidedRAG, scope: dict[str, Any], question: int, snap: Any, among
 
 @pytest.mark.neo4j
 def test_a_property_scope_on_a_declared_property_ranks_by_its_predicate_in_the_index(
-    declared: GuidedRAG, sample_db: Driver
+    declared: GuidedRAG, own_sample_db: Driver
 ) -> None:
     rag = declared
-    snap = snapshot(sample_db, rag.settings.neo4j_database, PRESETS["guidedrag"])
+    snap = snapshot(own_sample_db, rag.settings.neo4j_database, PRESETS["guidedrag"])
     checked = 0
     for question in range(len(QUESTIONS)):
         for size in SIZES:
@@ -115,10 +115,10 @@ def test_a_property_scope_on_a_declared_property_ranks_by_its_predicate_in_the_i
 
 @pytest.mark.neo4j
 def test_a_predicate_the_search_cannot_take_keeps_the_id_list_path(
-    declared: GuidedRAG, sample_db: Driver
+    declared: GuidedRAG, own_sample_db: Driver
 ) -> None:
     rag = declared
-    snap = snapshot(sample_db, rag.settings.neo4j_database, PRESETS["guidedrag"])
+    snap = snapshot(own_sample_db, rag.settings.neo4j_database, PRESETS["guidedrag"])
     scope, among = _scope(0, SIZES[1])
     docs = scope["filters"]["document_id"]["$in"]
     # the same chunks (no chunk has the id "none"), through an $or the SEARCH refuses
@@ -131,11 +131,11 @@ def test_a_predicate_the_search_cannot_take_keeps_the_id_list_path(
 
 @pytest.mark.neo4j
 def test_a_scope_on_an_undeclared_property_takes_the_id_list_path(
-    tuned: Settings, sample_db: Driver
+    tuned: Settings, own_sample_db: Driver
 ) -> None:
     """The sample KB's own index declares only c.id: a document_id scope lists its ids."""
-    snap = snapshot(sample_db, tuned.neo4j_database, PRESETS["guidedrag"])
-    with GuidedRAG(tuned, driver=sample_db) as rag:
+    snap = snapshot(own_sample_db, tuned.neo4j_database, PRESETS["guidedrag"])
+    with GuidedRAG(tuned, driver=own_sample_db) as rag:
         for size in SIZES:
             scope, among = _scope(1, size)
             result, want = _auto(rag, scope, 1, snap, among)
@@ -165,14 +165,14 @@ def _filtered(rag: GuidedRAG, filters: dict[str, Any], question: int, snap: Any,
 
 @pytest.mark.neo4j
 def test_request_filters_without_a_scope_rank_u_inside_the_filter(
-    declared: GuidedRAG, tuned: Settings, sample_db: Driver
+    declared: GuidedRAG, tuned: Settings, own_sample_db: Driver
 ) -> None:
     """Before, auto's U under a request filter came from the index's top over the whole KB,
     kept to the filter: a filter holding a small part of the KB lost its top k. Now it is
     ranked like a scope: by its predicate in the SEARCH where the index declares its property
     (``declared``), by the ids of the chunks that pass where it declares only c.id."""
-    snap = snapshot(sample_db, tuned.neo4j_database, PRESETS["guidedrag"])
-    with GuidedRAG(tuned, driver=sample_db) as by_ids:
+    snap = snapshot(own_sample_db, tuned.neo4j_database, PRESETS["guidedrag"])
+    with GuidedRAG(tuned, driver=own_sample_db) as by_ids:
         for question in range(len(QUESTIONS)):
             for size in SIZES:
                 scope, among = _scope(question, size)

@@ -40,9 +40,9 @@ def probe_driver(settings: Settings) -> Iterator[Driver]:
 
 
 def test_worst_case_selections_are_within_the_default_limits(
-    sample_db: Driver, settings: Settings
+    own_sample_db: Driver, settings: Settings
 ) -> None:
-    selections = worst_selections(sample_db, settings)
+    selections = worst_selections(own_sample_db, settings)
     assert len(selections) == 7
     for expr in selections[:-1]:
         assert sum(1 for _ in expr.leaves()) == settings.max_terms == 200
@@ -54,10 +54,10 @@ def test_worst_case_selections_are_within_the_default_limits(
 
 
 def test_short_exhaustion_run_ends_every_query_in_time_with_known_errors(
-    sample_db: Driver, probe_driver: Driver, settings: Settings
+    own_sample_db: Driver, probe_driver: Driver, settings: Settings
 ) -> None:
     short = settings.model_copy(update={"query_timeout": 2.0})
-    figures = run(sample_db, probe_driver, short, clients=2, seconds=3, alone=False)
+    figures = run(own_sample_db, probe_driver, short, clients=2, seconds=3, alone=False)
     assert figures.durations, "no query ran"
     assert set(figures.errors) <= ALLOWED, figures.samples
     assert figures.max_duration <= short.query_timeout + SLACK_S, figures.durations
@@ -67,14 +67,14 @@ def test_short_exhaustion_run_ends_every_query_in_time_with_known_errors(
 
 @pytest.mark.parametrize("which", ["200-term - chain", "12-hub - chain"])
 def test_a_heavy_difference_chain_is_gone_from_the_server_by_the_timeout_plus_5_s(
-    sample_db: Driver, probe_driver: Driver, settings: Settings, which: str
+    own_sample_db: Driver, probe_driver: Driver, settings: Settings, which: str
 ) -> None:
     """Issue 34's runaways, each alone under a 3 s timeout: the selection's transaction is
     gone from SHOW TRANSACTIONS within the timeout + 5 s. Before - chains compiled to one
     clause, the 200-term one planned (which no timeout stops) until 34 s."""
     short = settings.model_copy(update={"query_timeout": 3.0})
-    selections = worst_selections(sample_db, short)
+    selections = worst_selections(own_sample_db, short)
     expr = selections[4] if which.startswith("200") else selections[-1]
-    client, server = server_lifetime(sample_db, probe_driver, short, expr)
+    client, server = server_lifetime(own_sample_db, probe_driver, short, expr)
     assert client <= short.query_timeout + SLACK_S, client
     assert server <= short.query_timeout + SERVER_SLACK_S, server

@@ -34,10 +34,10 @@ from tests.conftest import sample_bundle
 pytestmark = pytest.mark.slow
 
 
-def test_hostile_selections_are_harmless(sample_db: Driver, settings: Settings) -> None:
-    before = fingerprint(sample_db)
+def test_hostile_selections_are_harmless(own_sample_db: Driver, settings: Settings) -> None:
+    before = fingerprint(own_sample_db)
     patient = settings.model_copy(update={"query_timeout": 10.0})
-    selector = Selector(GraphContext.open(patient, sample_db))
+    selector = Selector(GraphContext.open(patient, own_sample_db))
     names = sorted({e.name for e in sample_bundle().entities})[:50]
     outcomes: list[Outcome] = [attempt(selector, item) for item in corpus()]
 
@@ -59,8 +59,8 @@ def test_hostile_selections_are_harmless(sample_db: Driver, settings: Settings) 
     assert {"ok", "refused"} <= kinds  # both paths were exercised
     slowest = max(outcomes, key=lambda o: o.seconds)
     assert slowest.seconds < 60, slowest  # no hang (each query is also bounded by the timeout)
-    assert fingerprint(sample_db) == before  # 0 writes
+    assert fingerprint(own_sample_db) == before  # 0 writes
     deadline = time.monotonic() + 10
-    while running_transactions(sample_db) and time.monotonic() < deadline:
+    while running_transactions(own_sample_db) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert running_transactions(sample_db) == []
+    assert running_transactions(own_sample_db) == []
