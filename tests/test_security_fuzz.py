@@ -43,14 +43,14 @@ def _subset(names: list[str], n: int) -> list[str]:
 
 @pytest.mark.neo4j
 def test_hostile_names_against_the_server_change_nothing_and_send_nothing(
-    sample_db: Driver, settings: Settings
+    own_sample_db: Driver, settings: Settings
 ) -> None:
-    vector = sample_db.execute_query(
+    vector = own_sample_db.execute_query(
         "MATCH (c:Chunk) RETURN c.embedding AS v ORDER BY c.id LIMIT 1"
     ).records[0]["v"]
     with listener() as seen:
         names = _subset(hostile_names(1_000, url=seen.url), 30)
-        figures = db_fuzz(sample_db, settings, names, seen.requests, [float(x) for x in vector])
+        figures = db_fuzz(own_sample_db, settings, names, seen.requests, [float(x) for x in vector])
     assert figures.failures == []
     assert (figures.writes, figures.schema_changes, figures.outbound) == (0, 0, 0)
     assert seen.requests == []

@@ -13,7 +13,7 @@ from guidedrag_graph.cli import main
 from guidedrag_graph.config import Settings
 from guidedrag_graph.errors import Neo4jRuntimeError
 from guidedrag_graph.runtime import LocalNeo4j
-from guidedrag_graph.runtime.neo4j_local import MAX_EXTRA_CONF
+from guidedrag_graph.runtime.extra_conf import MAX_EXTRA_CONF
 from tests.conftest import cache_dir
 from tests.server_conf import TEST_NEO4J_CONF
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import signal
 import subprocess
 import tempfile
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from guidedrag_graph.errors import Neo4jRuntimeError
 from guidedrag_graph.runtime.apoc import APOC_PATTERNS, copy_into_plugins, install_apoc
+from guidedrag_graph.runtime.extra_conf import extra_conf_lines
 from guidedrag_graph.runtime.jars import add_browser, install
 from guidedrag_graph.runtime.plugins import plugin_conf_lines
 from guidedrag_graph.runtime.server_env import (
@@ -35,45 +35,6 @@ from guidedrag_graph.runtime.server_env import (
     transactions_memory_total,
 )
 from guidedrag_graph.runtime.versions import COMMON_JVM_FLAGS, find_java, server_line
-
-# ``--conf KEY=VALUE``: a Neo4j setting name (dotted lower-case words) and a one-line value.
-_CONF_KEY = re.compile(r"[a-z][a-z0-9_]*(\.[a-z0-9_]+)+")
-MAX_EXTRA_CONF = 32
-MAX_CONF_VALUE = 256
-
-
-def extra_conf_lines(pairs: Sequence[str], written: Sequence[str]) -> tuple[str, ...]:
-    """``KEY=VALUE`` settings for neo4j.conf beside the ones this module writes (``written``,
-    its own lines), checked: a setting name, a one-line printable value, at most
-    ``MAX_EXTRA_CONF``; none may replace a line of ours (the loopback addresses, auth, the
-    directories and the defence-in-depth settings are not for a caller to undo)."""
-    if len(pairs) > MAX_EXTRA_CONF:
-        raise Neo4jRuntimeError(
-            f"{len(pairs)} extra settings: at most {MAX_EXTRA_CONF}; put the rest in fewer lines"
-        )
-    ours = {line.split("=", 1)[0] for line in written if "=" in line and not line.startswith("#")}
-    out: list[str] = []
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        key = key.strip()
-        value = value.strip()
-        if not sep or not _CONF_KEY.fullmatch(key):
-            raise Neo4jRuntimeError(
-                f"extra setting {pair[:80]!r} is not KEY=VALUE with a Neo4j setting name "
-                "(e.g. dbms.cypher.min_replan_interval=1h)"
-            )
-        if not value or len(value) > MAX_CONF_VALUE or not value.isprintable():
-            raise Neo4jRuntimeError(
-                f"extra setting {key}: give a one-line printable value of at most "
-                f"{MAX_CONF_VALUE} characters"
-            )
-        if key in ours or any(line.startswith(f"{key}=") for line in out):
-            raise Neo4jRuntimeError(
-                f"extra setting {key} is given twice or is one guidedrag writes itself; give "
-                "it once, and not one of ours (its own option, where it has one, sets it)"
-            )
-        out.append(f"{key}={value}")
-    return tuple(out)
 
 
 class LocalNeo4j:
