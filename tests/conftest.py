@@ -414,8 +414,8 @@ def _sample_lock(uri: str) -> Iterator[None]:
 
 
 def _sample_state(driver: Driver) -> State:
-    """What a reader could notice changed: the counts ``_sample_is_loaded`` checks and every
-    index and constraint (cheap; the whole graph is compared for the small KBs only)."""
+    """What a reader could notice changed: the node and relationship counts and every index
+    and constraint (cheap; the whole graph is compared for the small KBs only)."""
     counts = driver.execute_query(
         "CALL () { MATCH (n) RETURN count(n) AS nodes } "
         "CALL () { MATCH ()-[r]->() RETURN count(r) AS rels } RETURN nodes, rels"

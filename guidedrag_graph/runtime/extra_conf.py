@@ -13,6 +13,9 @@ from guidedrag_graph.errors import Neo4jRuntimeError
 _CONF_KEY = re.compile(r"[a-z][a-z0-9_]*(\.[a-z0-9_]+)+")
 MAX_EXTRA_CONF = 32
 MAX_CONF_VALUE = 256
+# Ours though not always among the lines when a caller's settings are checked: written only once
+# a plugin is in plugins/ (``plugins.plugin_conf_lines``), which ``start`` may add after that.
+RESERVED_KEYS = frozenset({"dbms.security.procedures.unrestricted"})
 
 
 def extra_conf_lines(pairs: Sequence[str], written: Sequence[str]) -> tuple[str, ...]:
@@ -24,7 +27,9 @@ def extra_conf_lines(pairs: Sequence[str], written: Sequence[str]) -> tuple[str,
         raise Neo4jRuntimeError(
             f"{len(pairs)} extra settings: at most {MAX_EXTRA_CONF}; put the rest in fewer lines"
         )
-    ours = {line.split("=", 1)[0] for line in written if "=" in line and not line.startswith("#")}
+    ours = RESERVED_KEYS | {
+        line.split("=", 1)[0] for line in written if "=" in line and not line.startswith("#")
+    }
     out: list[str] = []
     for pair in pairs:
         key, sep, value = pair.partition("=")

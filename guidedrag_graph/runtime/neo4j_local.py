@@ -71,8 +71,9 @@ class LocalNeo4j:
         self.with_apoc = with_apoc
         # GUIDEDRAG_QUERY_TIMEOUT (its default when not given): db.transaction.timeout's basis.
         self.query_timeout = query_timeout
-        # KEY=VALUE settings written after ours
-        self.extra_conf = extra_conf_lines(extra_conf, self._own_conf())  # refused here, early
+        # KEY=VALUE settings written after ours, checked (and refused) here, before anything
+        # is written; what is ours whatever plugins/ holds later is in extra_conf.RESERVED_KEYS
+        self.extra_conf = extra_conf_lines(extra_conf, self._own_conf())
 
     @property
     def state_file(self) -> Path:
@@ -112,8 +113,7 @@ class LocalNeo4j:
         conf_dir.mkdir(parents=True, exist_ok=True)
         for sub in ("data", "logs", "run", "plugins", "import"):
             (self.home / sub).mkdir(parents=True, exist_ok=True)
-        lines = self._own_conf()
-        lines += extra_conf_lines(self.extra_conf, lines)
+        lines = [*self._own_conf(), *self.extra_conf]  # extras checked in __init__
         conf = conf_dir / "neo4j.conf"
         conf.write_text("\n".join(lines) + "\n")
         return conf_dir
