@@ -37,6 +37,8 @@ RANK_PROCEDURE = "guidedrag.rank"
 RANK_TIERS_PROCEDURE = "guidedrag.rankTiers"
 # auto's entity tiers walked by the plugin (select_near/select_mentioned, walk=plugin); newer still.
 TIER_WALK_FUNCTIONS = ("guidedrag.nearStep", "guidedrag.mentioned")
+# auto's search and ranking in one call (cypher/retrieve_auto.cypher); newest of all.
+RANK_AUTO_PROCEDURE = "guidedrag.rankAuto"
 
 
 # The settings `guidedrag kb adopt` (and `kb embed-entities`) record in the graph: what a command
@@ -324,6 +326,17 @@ class GraphContext:
             "rank_tiers_plugin",
             lambda: procedure_available(
                 self.driver, RANK_TIERS_PROCEDURE, self.database, read=self._read_template
+            ),
+        )
+
+    @property
+    def rank_auto_plugin(self) -> bool:
+        """Whether ``auto``'s search and ranking can be one ``guidedrag.rankAuto`` call: the tiers
+        rank through the plugin and it lists the procedure (an older jar runs retrieve_boost)."""
+        return self.rank_tiers_plugin and self.fact(
+            "rank_auto_plugin",
+            lambda: procedure_available(
+                self.driver, RANK_AUTO_PROCEDURE, self.database, read=self._read_template
             ),
         )
 

@@ -30,7 +30,8 @@ class CountingDriver:
 
     @property
     def vector_queries(self) -> list[str]:
-        markers = ("vector.similarity", "SEARCH", "db.index.vector")
+        # guidedrag.rankAuto searches the vector index inside the plugin
+        markers = ("vector.similarity", "SEARCH", "db.index.vector", "guidedrag.rankAuto(")
         return [q for q in self.queries if any(m in q for m in markers)]
 
 

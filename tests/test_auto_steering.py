@@ -155,7 +155,7 @@ def test_auto_tier_scoring_equals_the_reference(
         ranking = Retriever(GraphContext.open(settings, fresh_db)).rank_tiers(
             query, prepared.compiled, k=k
         )
-        assert ("guidedrag.rankTiers" in ranking.cypher) == (rank_plugin == "auto")
+        assert ("guidedrag.rankAuto" in ranking.cypher) == (rank_plugin == "auto")
         got = [(c.id, c.score + c.boost, c.tier) for c in ranking.chunks]
         assert [g[0] for g in got] == [e[0] for e in expected], (plan.text(), got, expected)
         for (_, got_score, got_tier), (_, want_score, want_tier) in zip(got, expected, strict=True):

@@ -41,7 +41,7 @@ def test_a_boost_of_64_terms_and_more_ranks_like_pure_cypher(
         query /= np.linalg.norm(query)
         a = plugin.rank(query, compiled, k=10)
         b = cypher.rank(query, compiled, k=10)
-        assert "guidedrag.rankTiers" in a.cypher and "guidedrag.rank" not in b.cypher
+        assert "guidedrag.rankAuto" in a.cypher and "guidedrag.rank" not in b.cypher
         assert len(a.chunks) == 10
         assert [(c.id, c.tier) for c in a.chunks] == [(c.id, c.tier) for c in b.chunks]
         for x, y in zip(a.chunks, b.chunks, strict=True):

@@ -229,7 +229,7 @@ def test_auto_ranks_its_tiers_through_the_plugin_like_cypher(
             if a.abstained or not a.tier_sizes:
                 assert a.abstained == b.abstained
                 continue
-            assert "guidedrag.rankTiers" in a.cypher and "guidedrag.rank" not in b.cypher
+            assert "guidedrag.rankAuto" in a.cypher and "guidedrag.rank" not in b.cypher
             assert a.tier_sizes == b.tier_sizes
             assert [(c.id, c.tier) for c in a.chunks] == [(c.id, c.tier) for c in b.chunks]
             for x, y in zip(a.chunks, b.chunks, strict=True):
@@ -322,6 +322,41 @@ def test_rank_tiers_errors_name_the_problem(migrated_db: Driver) -> None:
 
 
 @pytest.mark.neo4j
+def test_rank_auto_searches_the_named_vector_index_and_its_errors_name_the_fix(
+    migrated_db: Driver, settings: Settings
+) -> None:
+    """guidedrag.rankAuto reads U's candidates from the vector index itself (the kernel's seek):
+    with no tiers its rows are the index's top uK, best first, as SEARCH gives them; a name that
+    is no vector index, or options that mean nothing, are refused in one line naming the fix."""
+    dims = settings.embedding_dimensions
+    vectors = {f"v{i}": [1.0 if j == i else 0.1 for j in range(dims)] for i in range(3)}
+    write(migrated_db, vectors)
+    migrated_db.execute_query("CALL db.awaitIndexes(60)")
+    query = [1.0 if j == 1 else 0.1 for j in range(dims)]
+    call = (
+        "CALL guidedrag.rankAuto([], [], [], $q, 2, $options) YIELD node, score "
+        "RETURN node.id AS id, score"
+    )
+    options = {"indexName": settings.vector_index_name, "property": "embedding", "uK": 2}
+    rows, _, _ = migrated_db.execute_query(call, q=query, options=options)
+    search, _, _ = migrated_db.execute_query(
+        "CALL db.index.vector.queryNodes($index, 2, $q) YIELD node, score "
+        "RETURN node.id AS id, score ORDER BY score DESC, id",
+        index=settings.vector_index_name,
+        q=query,
+    )
+    assert [r["id"] for r in rows] == [r["id"] for r in search] and rows[0]["id"] == "v1"
+    with pytest.raises(ClientError, match=r"no vector index named 'nope'; give options\.indexName"):
+        migrated_db.execute_query(call, q=query, options={**options, "indexName": "nope"})
+    with pytest.raises(ClientError, match="firstK and wideK must be >= 0"):
+        migrated_db.execute_query(call, q=query, options={**options, "firstK": -1})
+    with pytest.raises(ClientError, match="option indexName must be a string"):
+        migrated_db.execute_query(call, q=query, options={"property": "embedding"})
+    with pytest.raises(ClientError, match=r"queryVector holds NaN at 0; pass finite floats"):
+        migrated_db.execute_query(call, q=[float("nan"), *query[1:]], options=options)
+
+
+@pytest.mark.neo4j
 def test_auto_ranks_in_pure_cypher_when_the_plugin_lacks_rank_tiers(
     sample_db: Driver, settings: Settings
 ) -> None:
@@ -339,10 +374,17 @@ def test_auto_ranks_in_pure_cypher_when_the_plugin_lacks_rank_tiers(
         # Server facts are shared by every context on one driver (context.KBState): the old
         # jar's context gets a driver object of its own (the same connections, wrapped).
         GuidedRAG(settings, driver=CountingDriver(sample_db), embedder=embedder) as old_jar,  # type: ignore[arg-type]
+        GuidedRAG(settings, driver=CountingDriver(sample_db), embedder=embedder) as tiers_jar,  # type: ignore[arg-type]
     ):
-        assert rag.graph.rank_plugin and rag.graph.rank_tiers_plugin
+        assert rag.graph.rank_plugin and rag.graph.rank_tiers_plugin and rag.graph.rank_auto_plugin
         new = rag.retrieve(question.question, semantics=question.semantics, k=3)
-        assert "guidedrag.rankTiers" in new.cypher
+        assert "guidedrag.rankAuto(" in new.cypher and "SEARCH" not in new.cypher
+        # A jar with rankTiers but from before rankAuto: retrieve_boost, the same chunks.
+        assert tiers_jar.graph.fact("rank_auto_plugin", lambda: False) is False
+        assert tiers_jar.graph.rank_tiers_plugin and not tiers_jar.graph.rank_auto_plugin
+        middle = tiers_jar.retrieve(question.question, semantics=question.semantics, k=3)
+        assert "guidedrag.rankTiers(" in middle.cypher and "guidedrag.rankAuto" not in middle.cypher
+        assert [c.id for c in middle.chunks] == [c.id for c in new.chunks]
         # The fact as SHOW PROCEDURES would have left it, settled before the context asks.
         assert old_jar.graph.fact("rank_tiers_plugin", lambda: False) is False
         assert old_jar.graph.rank_plugin and not old_jar.graph.rank_tiers_plugin

@@ -73,6 +73,16 @@ def test_start_status_stop_round_trip_leaves_no_process(tmp_path: Path) -> None:
     assert server.stop() is False  # stopping twice is harmless
 
 
+def test_a_relative_home_is_made_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server JVM runs in its home, so every path it is given must be absolute: with
+    ``--home rel/x`` it read ``rel/x/rel/x/conf`` (none there) and made a new store beside the
+    real one (seen once: ``guidedrag neo4j start --home home100k/2026.08.1``)."""
+    monkeypatch.chdir(tmp_path)
+    server = _server(Path("rel") / "x")
+    assert server.home == tmp_path / "rel" / "x"
+    assert server.state_file.is_absolute() and server.log_file.is_absolute()
+
+
 def test_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

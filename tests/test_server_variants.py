@@ -63,3 +63,54 @@ def test_the_walk_fact_is_read_once_per_driver_then_known_to_every_planner(
     known = Planner(GraphContext.open(settings, driver)).facts()
     assert known.tier_walk_plugin is True
     assert known.variant("select_near") == {"walk": "plugin"}
+
+
+def _tiers(**scope: object) -> object:
+    """Compiled tiers as ``plans.tiers_query`` reads them: one tier given by its entities."""
+    from types import SimpleNamespace
+
+    tier = SimpleNamespace(list_variable="s1", member_variable="m1", weight=0.1, name="N")
+    prelude = "CALL () { RETURN [] AS s1, [] AS m1 }\nWITH *, null AS m_none"
+    return SimpleNamespace(tiers=[tier], params={}, prelude=prelude, universe=-1, **scope)
+
+
+PLUGIN = {"u_search": "search", "rank_plugin": True, "rank_tiers_plugin": True}
+PLANNED = {"exact_max": 500, "tier_list_max": 3000}
+NO_PLUGIN = {"u_search": "search", "rank_plugin": False, "rank_tiers_plugin": False}
+
+
+@pytest.mark.parametrize(
+    ("known", "scope", "expected"),
+    [
+        ({**PLUGIN, "rank_auto_plugin": True}, {}, "retrieve_auto"),
+        ({**PLUGIN, "rank_auto_plugin": False}, {}, "retrieve_boost"),  # a jar before rankAuto
+        ({**PLUGIN, "rank_auto_plugin": True}, {"in_scope": True}, "retrieve_boost"),
+        ({**PLUGIN, "rank_auto_plugin": True}, {"filtered": True}, "retrieve_boost"),
+        (NO_PLUGIN, {}, "retrieve_boost"),
+    ],
+)
+def test_auto_ranks_in_one_plugin_call_only_unscoped_and_where_the_plugin_lists_it(
+    known: dict[str, object], scope: dict[str, object], expected: str
+) -> None:
+    from guidedrag_graph.retrieval import plans
+
+    facts = _facts(**known, **PLANNED, search_in_filter=False, search_in_unready="nope",
+                   scope_exact_max=10, vector_filter_properties=frozenset())  # fmt: skip
+    query = plans.tiers_query(facts, _tiers(**scope), [0.5] * 4, 5, False, None)  # type: ignore[arg-type]
+    assert query.name == expected
+    if expected == "retrieve_auto":
+        assert "guidedrag.rankAuto(" in query.cypher and "SEARCH" not in query.cypher
+        assert query.params["index_name"] == "chunk_embedding"
+        assert query.params["chunk_id_property"] == "id"
+        assert query.params["tier_mentions"] == "MENTIONS"
+
+
+def test_the_one_call_fact_is_asked_only_of_a_plugin_that_ranks_the_tiers() -> None:
+    from guidedrag_graph.retrieval import plans
+
+    facts = _facts(**PLUGIN, **PLANNED)
+    with pytest.raises(MissingFact) as missing:
+        plans.tiers_query(facts, _tiers(), [0.5] * 4, 5, False, None)  # type: ignore[arg-type]
+    assert missing.value.name == "rank_auto_plugin"
+    plain = _facts(**NO_PLUGIN, **PLANNED)
+    assert plans.tiers_query(plain, _tiers(), [0.5] * 4, 5, False, None).name == "retrieve_boost"  # type: ignore[arg-type]

@@ -8,7 +8,9 @@ for ``wide_k`` only when those hold fewer than ``fetch_k`` members of such a tie
 first_k`` it never widens. On a synthetic KB (Zipf mentions: hub entities, so ``near`` tiers
 reach most of it) with the bounds lowered so tiers go unlisted, the two-step rows (limit 40:
 every candidate, calibration's view) equal the one-search rows for every question and variant,
-and the widening is needed for some of them (the no-widening rows differ there).
+and the widening is needed for some of them (the no-widening rows differ there). The one-call
+query (``cypher/retrieve_auto.cypher``: ``guidedrag.rankAuto`` searches, decides to widen and
+ranks) gives the same rows, and is what the library plans where the plugin lists it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from guidedrag_graph.kb.synthetic import SyntheticSpec, write_synthetic_bundle
 from guidedrag_graph.retrieval import Retriever, plans
 from guidedrag_graph.schema.presets import PRESETS
 from guidedrag_graph.selection import Selector
+from guidedrag_graph.selection.entity_tiers import tier_walk_params
 from guidedrag_graph.steering.tier_prep import prepare_tiers
 from guidedrag_graph.steering.tiers import TierWeights, plan_auto
 from guidedrag_graph.templates import queries as templates
@@ -96,8 +99,19 @@ def test_two_step_overfetch_ranks_what_one_wide_search_ranked(
             never_wide = _rows(migrated_db, query, params | {"wide_k": params["first_k"]})
             seen["widened"] += never_wide != one_wide
             seen["rows"] += len(two_step)
+        # The one-call variant (guidedrag.rankAuto: the searches, the decision to widen and the
+        # ranking in the plugin) ranks the same rows; the library takes it where it is listed.
+        if graph.rank_auto_plugin:
+            assert planned.name == "retrieve_auto", question.question
+            auto = templates.query(
+                "retrieve_auto", graph.schema, selection=compiled.prelude, lists=lists
+            )
+            auto_params = params | tier_walk_params(graph.schema) | {"chunk_id_property": "id"}
+            assert _rows(migrated_db, auto, auto_params) == one_wide, question.question
+            seen["auto"] += 1
         sizes = retriever.rank_tiers(vector, compiled, k=5).tier_sizes
         seen["unlisted"] += any(n == -1 for n in sizes.values())
     assert seen["rows"] > 0
     assert seen["unlisted"] > 0, "no tier went unlisted: the bounds are not low enough"
     assert seen["widened"] > 0, "the wide search was never needed: the test cannot tell"
+    assert seen["auto"] == len(questions) or not graph.rank_auto_plugin

@@ -72,6 +72,7 @@ class RankFacts:
     ``u_search``: ``search`` (2026.01+ ``SEARCH``) or ``index`` (the 5.26 procedure);
     ``rank_plugin``/``rank_tiers_plugin``: ``guidedrag.rank``/``rankTiers`` rank;
     ``tier_walk_plugin``: the plugin lists the functions that walk auto's entity tiers;
+    ``rank_auto_plugin``: it lists ``guidedrag.rankAuto`` (auto's search and ranking in one call);
     ``search_in_filter``: the server can filter a vector search (2026.06+);
     ``search_in_unready``: why a filtered ``SEARCH`` cannot run here ("" when it can);
     ``scope_exact_max``: inside a scope, where the index cannot filter by chunk id, how many
@@ -85,6 +86,7 @@ class RankFacts:
     rank_plugin: bool | None = None
     rank_tiers_plugin: bool | None = None
     tier_walk_plugin: bool | None = None
+    rank_auto_plugin: bool | None = None
     exact_max: int | None = None
     tier_list_max: int | None = None
     search_in_filter: bool | None = None

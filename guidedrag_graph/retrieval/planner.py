@@ -51,6 +51,7 @@ GATHERED = (
     "rank_plugin",
     "rank_tiers_plugin",
     "tier_walk_plugin",
+    "rank_auto_plugin",
     "exact_max",
     "search_in_unready",
     "vector_filter_properties",
@@ -86,6 +87,9 @@ class Planner:
                 walk = False if not tiers else kept.get("tier_walk_plugin")
                 if walk is not None:
                     known["tier_walk_plugin"] = walk
+                auto = False if not tiers else kept.get("rank_auto_plugin")
+                if auto is not None:
+                    known["rank_auto_plugin"] = auto
         if settings.planner_exact_max is not None:
             known["exact_max"] = settings.planner_exact_max
         elif server is not None and plugin is not None:
@@ -123,6 +127,7 @@ class Planner:
             "rank_plugin": lambda: {"rank_plugin": graph.rank_plugin},
             "rank_tiers_plugin": lambda: {"rank_tiers_plugin": graph.rank_tiers_plugin},
             "tier_walk_plugin": lambda: {"tier_walk_plugin": graph.tier_walk_plugin},
+            "rank_auto_plugin": lambda: {"rank_auto_plugin": graph.rank_auto_plugin},
             "exact_max": lambda: {"exact_max": self.exact_max()},
             "search_in_unready": lambda: {"search_in_unready": self.search_in_unready() or ""},
             "vector_filter_properties": lambda: {

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from guidedrag_graph.errors import ConfigurationError
+from guidedrag_graph.retrieval.auto_query import auto_query
 from guidedrag_graph.retrieval.facts import (
     Plan,
     RankFacts,
@@ -179,6 +180,8 @@ def tiers_query(
         variant = {**variant, "scope": scope}
     if scope == "exact":
         params["scope_exact_max"] = int(facts.need("scope_exact_max"))
+    if scope == "unscoped" and variant["rank_tiers"] == "plugin" and facts.need("rank_auto_plugin"):
+        return Query("retrieve_auto", *auto_query(facts, compiled.prelude, params, lists))
     # With the plugin, one guidedrag.rankTiers call scores the tiers from its float32 cache
     # (~1 µs per chunk instead of Cypher's ~45) and picks the candidates: the same ones.
     if variant["rank_tiers"] == "plugin":

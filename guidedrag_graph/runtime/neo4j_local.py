@@ -58,7 +58,9 @@ class LocalNeo4j:
         query_timeout: float = 30.0,
         extra_conf: Sequence[str] = (),
     ) -> None:
-        self.home = home
+        # Absolute: the server runs with its home as working directory, so a relative --home
+        # would make it look for conf/ and data/ under home/home (a fresh empty store there).
+        self.home = Path(home).absolute()
         self.version = version
         self.cache_dir = cache_dir
         self.bolt_port = bolt_port

@@ -79,7 +79,10 @@ public class RankTiers {
                     + "(U's vector-index top), each with the index of its first (best) tier, that tier's "
                     + "weight as boost (0.0 outside every tier) and every tier holding it. A tier of more "
                     + "than options.exactMax nodes takes its top k from candidates. Tiers are listed "
-                    + "strongest first, any number of them; order the rows by score + boost DESC, id. warning: why "
+                    + "strongest first, any number of them; order the rows by score + boost DESC, id. "
+                    + "options.members (with options.chunkLabel, entityLabel, mentions, direction as for "
+                    + "guidedrag.nearStep): per tier null, or the entities of a tier too large to list, whose "
+                    + "members among candidates (chunks mentioning one of them) this call finds itself. warning: why "
                     + "the embedding cache could not serve the call (null when it did).")
     public Stream<TierHit> rankTiers(
             @Name("tiers") List<Object> tiers,
@@ -136,6 +139,36 @@ public class RankTiers {
         for (Node node : unique) {
             uTop.offer(node, scores.get(node));
         }
+        // Tiers given by their entities (options.members): listed here from U's candidates, each
+        // candidate tested once against every such tier over its cached entity list.
+        List<List<Node>> unlisted = unlistedTiers(options, lists.size());
+        if (unlisted != null && unlisted.stream().allMatch(m -> m == null)) {
+            unlisted = null; // every tier listed: nothing to walk, no schema needed
+        }
+        try (TierWalk walk = unlisted == null ? null : TierWalk.open(db, tx, guard,
+                stringOption(options, "chunkLabel"), stringOption(options, "entityLabel"),
+                stringOption(options, "mentions"), stringOption(options, "direction"))) {
+            LongSet[] sets = walk == null ? null : walk.memberSets(unlisted);
+            if (sets != null) {
+                for (int i = 0; i < sets.length; i++) {
+                    if (sets[i] != null) {
+                        lists.set(i, new ArrayList<>());
+                    }
+                }
+                for (Node node : unique) {
+                    for (Long i : walk.tiersMentioned(node.getId(), sets)) {
+                        lists.get(i.intValue()).add(node);
+                    }
+                }
+            }
+            return ranked(lists, weights, unique, fromIndex, uTop, scores, scorer, k, exactMax, seen, warning,
+                    walk, sets);
+        }
+    }
+
+    private Stream<TierHit> ranked(List<List<Node>> lists, List<Double> weights, List<Node> unique,
+            Set<Node> fromIndex, TopK uTop, Map<Node, Double> scores, Scorer scorer, long k, long exactMax,
+            int[] seen, String warning, TierWalk walk, LongSet[] sets) {
         Map<Node, TierHit> hits = new LinkedHashMap<>();
         uTop.sorted().forEach(s -> hits.putIfAbsent(s.node(), new TierHit(s.node(), s.score(), warning)));
 
@@ -166,6 +199,9 @@ public class RankTiers {
                 }
             }
         }
+        if (sets != null) {
+            testUnlisted(hits, fromIndex, walk, sets);
+        }
         for (TierHit hit : hits.values()) {
             if (!hit.memberOf.isEmpty()) {
                 hit.best = hit.memberOf.get(0);
@@ -173,6 +209,61 @@ public class RankTiers {
             }
         }
         return hits.values().stream();
+    }
+
+    /**
+     * options.members: per tier, null (a listed tier) or the entities an unlisted tier is given by
+     * (cypher/select_mentioned.cypher). Null when the option is absent.
+     */
+    @SuppressWarnings("unchecked")
+    static List<List<Node>> unlistedTiers(Map<String, Object> options, int tiers) {
+        Object value = options == null ? null : options.get("members");
+        if (value == null) {
+            return null;
+        }
+        if (!(value instanceof List<?> list) || list.size() != tiers) {
+            throw new IllegalArgumentException("guidedrag tiers: option members must be a list of one entity "
+                    + "list (or null) per tier, " + tiers + " in all");
+        }
+        for (Object m : list) {
+            if (m != null && !(m instanceof List<?>)) {
+                throw new IllegalArgumentException("guidedrag.rankTiers: option members holds a "
+                        + m.getClass().getSimpleName() + ", not a list of entities or null");
+            }
+        }
+        return (List<List<Node>>) list;
+    }
+
+    /**
+     * A candidate that came from a listed tier's top, not from U's candidates, may still be in an
+     * unlisted tier (it mentions one of its entities): the caller gave those tiers as their members
+     * among U's candidates only, so test the others here, and keep memberOf ascending.
+     */
+    private void testUnlisted(Map<Node, TierHit> hits, Set<Node> fromIndex, TierWalk walk, LongSet[] sets) {
+        for (TierHit hit : hits.values()) {
+            if (fromIndex.contains(hit.node)) {
+                continue;
+            }
+            List<Long> more = walk.tiersMentioned(hit.node.getId(), sets);
+            if (more.isEmpty()) {
+                continue;
+            }
+            for (Long i : more) {
+                if (!hit.memberOf.contains(i)) {
+                    hit.memberOf.add(i);
+                }
+            }
+            hit.memberOf.sort(null);
+        }
+    }
+
+    static String stringOption(Map<String, Object> options, String name) {
+        Object value = options.get(name);
+        if (value instanceof String text) {
+            return text;
+        }
+        throw new IllegalArgumentException("guidedrag tiers: option " + name + " must be a string (set it in the "
+                + "options map), got " + (value == null ? "none" : value.getClass().getSimpleName()));
     }
 
     /** Scores every node of {@code nodes} that {@code scores} lacks into it, in one batch. */
@@ -198,7 +289,7 @@ public class RankTiers {
     }
 
     /** The tiers as node lists, nulls dropped (a null member is no chunk). */
-    private static List<List<Node>> tierLists(List<Object> tiers) {
+    static List<List<Node>> tierLists(List<Object> tiers) {
         List<List<Node>> lists = new ArrayList<>();
         if (tiers == null) {
             return lists;
@@ -225,7 +316,7 @@ public class RankTiers {
         return lists;
     }
 
-    private static long longOption(Map<String, Object> options, String name, long fallback) {
+    static long longOption(Map<String, Object> options, String name, long fallback) {
         Object value = options == null ? null : options.get(name);
         if (value == null) {
             return fallback;

@@ -266,6 +266,41 @@ final class TierWalk implements AutoCloseable {
         addAll(neighboursOf(entitiesByChunk, chunk, toEntity, entityLabel, Long.MAX_VALUE), into);
     }
 
+    /** Each tier's entity ids (null where the tier is listed, not given by its entities). */
+    LongSet[] memberSets(List<? extends List<Node>> members) {
+        LongSet[] sets = new LongSet[members == null ? 0 : members.size()];
+        for (int i = 0; i < sets.length; i++) {
+            List<Node> m = members.get(i);
+            sets[i] = m == null ? null : ids(m);
+        }
+        return sets;
+    }
+
+    /**
+     * The indices of the tiers {@code chunk} mentions an entity of (ascending; null sets skipped):
+     * the Cypher {@code EXISTS { (c)-[:mentions]->(e) WHERE e IN members[i] }}, over the chunk's
+     * cached entity list rather than a subquery per chunk and tier.
+     */
+    List<Long> tiersMentioned(long chunk, LongSet[] sets) {
+        List<Long> in = new ArrayList<>(2);
+        long[] mentioned = null;
+        for (int i = 0; i < sets.length; i++) {
+            if (sets[i] == null || sets[i].size() == 0) {
+                continue;
+            }
+            if (mentioned == null) {
+                mentioned = neighboursOf(entitiesByChunk, chunk, toEntity, entityLabel, Long.MAX_VALUE).ids();
+            }
+            for (long e : mentioned) {
+                if (sets[i].contains(e)) {
+                    in.add((long) i);
+                    break;
+                }
+            }
+        }
+        return in;
+    }
+
     private static void addAll(VectorCache.Adjacent adjacent, LongSet into) {
         for (long id : adjacent.ids()) {
             into.add(id); // a no-op for an id already there

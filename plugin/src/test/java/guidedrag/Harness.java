@@ -35,6 +35,7 @@ final class Harness {
                 .withDisabledServer()
                 .withProcedure(Rank.class)
                 .withProcedure(RankTiers.class)
+                .withProcedure(RankAuto.class)
                 .withFunction(EntityTiers.class)
                 .build();
     }
