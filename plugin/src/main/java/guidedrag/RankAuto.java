@@ -1,7 +1,6 @@
 package guidedrag;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -68,9 +67,6 @@ public class RankAuto {
             throw new IllegalArgumentException("guidedrag.rankAuto: options must be a map (indexName, property, ...)");
         }
         List<List<Node>> lists = RankTiers.tierLists(tiers);
-        Map<String, Object> opts = new HashMap<>(options);
-        opts.put("members", members == null ? nulls(lists.size()) : members);
-        List<List<Node>> unlisted = RankTiers.unlistedTiers(opts, lists.size());
         long exactMax = RankTiers.longOption(options, "exactMax", Long.MAX_VALUE);
         long uK = RankTiers.longOption(options, "uK", k);
         long firstK = RankTiers.longOption(options, "firstK", uK);
@@ -88,65 +84,63 @@ public class RankAuto {
                     + "(elementId), got " + idValue.getClass().getSimpleName());
         }
         String idProperty = (String) idValue;
-        if (k <= 0 || zero(queryVector)) {
-            return Stream.empty(); // as rankTiers: nothing ranks for k 0 or the zero vector
+        if (k <= 0) {
+            return Stream.empty(); // as rankTiers
         }
-        boolean[] exact = new boolean[lists.size()];
-        boolean allExact = true;
-        for (int i = 0; i < lists.size(); i++) {
-            exact[i] = unlisted.get(i) == null && lists.get(i).size() <= exactMax;
-            allExact &= exact[i];
+        // Checks the query as rankTiers does; null for the zero vector, where nothing ranks.
+        Scorer scorer = Scorer.of("guidedrag.rankAuto", db, tx, RankTiers.stringOption(options, "property"),
+                queryVector, options);
+        if (scorer == null) {
+            return Stream.empty();
         }
-        Set<Node> inUniverse = universe >= 0 ? new HashSet<>(lists.get((int) universe)) : null;
-        List<Node> first = kept(IndexSearch.top(tx, indexName, queryVector, allExact ? uK : firstK, idProperty), inUniverse);
-        List<Node> wide = first;
-        if (!allExact && !enough(first, lists, unlisted, exact, k, uK, opts)) {
-            wide = kept(IndexSearch.top(tx, indexName, queryVector, wideK, idProperty), inUniverse);
+        RankTiers ranker = new RankTiers(db, tx, guard, log);
+        ranker.checkWeights(weights, lists.size());
+        // One walk for the unlisted tiers, shared by the decision below and the ranking.
+        try (UnlistedTiers unlisted = UnlistedTiers.open(db, tx, guard, members, options, lists.size())) {
+            boolean[] exact = new boolean[lists.size()];
+            boolean allExact = true;
+            for (int i = 0; i < lists.size(); i++) {
+                exact[i] = (unlisted == null || !unlisted.given(i)) && lists.get(i).size() <= exactMax;
+                allExact &= exact[i];
+            }
+            Set<Node> inUniverse = universe >= 0 ? new HashSet<>(lists.get((int) universe)) : null;
+            List<Node> first = kept(IndexSearch.top(tx, indexName, queryVector, allExact ? uK : firstK, idProperty),
+                    inUniverse);
+            List<Node> wide = first;
+            if (!allExact && !enough(first, lists, exact, k, uK, unlisted)) {
+                wide = kept(IndexSearch.top(tx, indexName, queryVector, wideK, idProperty), inUniverse);
+            }
+            return ranker.rank(lists, weights, wide, scorer, k, exactMax, uK, unlisted);
         }
-        RankTiers ranker = new RankTiers();
-        ranker.db = db;
-        ranker.tx = tx;
-        ranker.guard = guard;
-        ranker.log = log;
-        return ranker.rankTiers(tiers, weights, wide, RankTiers.stringOption(options, "property"), queryVector, k,
-                opts);
     }
 
     /**
      * Whether U's first candidates decide the ranking: at least uK of them, and for every tier
      * not ranked exactly at least k of its members among them (so its top k is there).
      */
-    private boolean enough(List<Node> first, List<List<Node>> lists, List<List<Node>> unlisted, boolean[] exact,
-            long k, long uK, Map<String, Object> opts) {
+    private static boolean enough(List<Node> first, List<List<Node>> lists, boolean[] exact, long k, long uK,
+            UnlistedTiers unlisted) {
         if (first.size() < uK) {
             return false;
         }
-        boolean walked = unlisted.stream().anyMatch(m -> m != null);
-        try (TierWalk walk = !walked ? null : TierWalk.open(db, tx, guard, RankTiers.stringOption(opts, "chunkLabel"),
-                RankTiers.stringOption(opts, "entityLabel"), RankTiers.stringOption(opts, "mentions"),
-                RankTiers.stringOption(opts, "direction"))) {
-            LongSet[] sets = walk == null ? new LongSet[lists.size()] : walk.memberSets(unlisted);
-            List<List<Long>> in = new ArrayList<>(first.size());
-            for (Node node : first) {
-                in.add(walk == null ? List.of() : walk.tiersMentioned(node.getId(), sets));
+        for (int i = 0; i < lists.size(); i++) {
+            if (exact[i]) {
+                continue;
             }
-            for (int i = 0; i < lists.size(); i++) {
-                if (exact[i]) {
-                    continue;
-                }
-                Set<Node> listed = sets[i] == null ? new HashSet<>(lists.get(i)) : null;
-                long count = 0;
-                for (int j = 0; j < first.size() && count < k; j++) {
-                    if (listed != null ? listed.contains(first.get(j)) : in.get(j).contains((long) i)) {
-                        count++;
-                    }
-                }
-                if (count < k) {
-                    return false;
+            boolean given = unlisted != null && unlisted.given(i);
+            Set<Node> listed = given ? null : new HashSet<>(lists.get(i));
+            Long index = (long) i;
+            long count = 0;
+            for (int j = 0; j < first.size() && count < k; j++) {
+                if (given ? unlisted.of(first.get(j)).contains(index) : listed.contains(first.get(j))) {
+                    count++;
                 }
             }
-            return true;
+            if (count < k) {
+                return false;
+            }
         }
+        return true;
     }
 
     private static List<Node> kept(List<Node> found, Set<Node> inUniverse) {
@@ -160,30 +154,5 @@ public class RankAuto {
             }
         }
         return out;
-    }
-
-    private static List<Object> nulls(int n) {
-        List<Object> out = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            out.add(null);
-        }
-        return out;
-    }
-
-    /** Whether the query is the zero vector (nothing ranks, as in rankTiers); bad values named. */
-    private static boolean zero(List<Double> queryVector) {
-        if (queryVector == null || queryVector.isEmpty()) {
-            throw new IllegalArgumentException("guidedrag.rankAuto: queryVector must be a non-empty list of floats");
-        }
-        boolean zero = true;
-        for (int i = 0; i < queryVector.size(); i++) {
-            Double x = queryVector.get(i);
-            if (x == null || !Double.isFinite(x)) {
-                throw new IllegalArgumentException("guidedrag.rankAuto: queryVector holds " + x + " at " + i
-                        + "; pass finite floats");
-            }
-            zero &= x == 0.0;
-        }
-        return zero;
     }
 }

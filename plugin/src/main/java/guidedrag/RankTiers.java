@@ -53,6 +53,17 @@ public class RankTiers {
     @Context
     public Log log;
 
+    /** For Neo4j, which fills the context fields. */
+    public RankTiers() {}
+
+    /** For {@link RankAuto}, which ranks its candidates with its own context. */
+    RankTiers(GraphDatabaseService db, Transaction tx, TerminationGuard guard, Log log) {
+        this.db = db;
+        this.tx = tx;
+        this.guard = guard;
+        this.log = log;
+    }
+
     /** One candidate. Public fields are the procedure's output columns. */
     public static class TierHit {
         public Node node;
@@ -93,17 +104,7 @@ public class RankTiers {
             @Name("k") long k,
             @Name(value = "options", defaultValue = "{}") Map<String, Object> options) {
         List<List<Node>> lists = tierLists(tiers);
-        if (weights == null || weights.size() != lists.size()) {
-            throw new IllegalArgumentException("guidedrag.rankTiers: " + lists.size() + " tiers but "
-                    + (weights == null ? "no" : String.valueOf(weights.size())) + " weights; give one weight per tier");
-        }
-        for (int i = 0; i < weights.size(); i++) {
-            Double weight = weights.get(i);
-            if (weight == null || !Double.isFinite(weight) || weight < 0.0) {
-                throw new IllegalArgumentException("guidedrag.rankTiers: weight " + i + " is " + weight
-                        + "; every weight must be a finite number >= 0");
-            }
-        }
+        checkWeights(weights, lists.size());
         if (k <= 0) {
             return Stream.empty();
         }
@@ -117,8 +118,35 @@ public class RankTiers {
             throw new IllegalArgumentException("guidedrag.rankTiers: options exactMax and uK must be >= 0, got "
                     + exactMax + " and " + uK);
         }
-        int[] seen = {0};
+        try (UnlistedTiers unlisted =
+                UnlistedTiers.open(db, tx, guard, options == null ? null : options.get("members"), options, lists.size())) {
+            return rank(lists, weights, candidates, scorer, k, exactMax, uK, unlisted);
+        }
+    }
 
+    /** One finite weight >= 0 per tier, or the error that names the fix. */
+    void checkWeights(List<Double> weights, int tiers) {
+        if (weights == null || weights.size() != tiers) {
+            throw new IllegalArgumentException("guidedrag.rankTiers: " + tiers + " tiers but "
+                    + (weights == null ? "no" : String.valueOf(weights.size())) + " weights; give one weight per tier");
+        }
+        for (int i = 0; i < weights.size(); i++) {
+            Double weight = weights.get(i);
+            if (weight == null || !Double.isFinite(weight) || weight < 0.0) {
+                throw new IllegalArgumentException("guidedrag.rankTiers: weight " + i + " is " + weight
+                        + "; every weight must be a finite number >= 0");
+            }
+        }
+    }
+
+    /**
+     * The candidates, as {@link #rankTiers} describes them, of checked arguments: {@code lists}
+     * (an unlisted tier's list is replaced by its members among {@code candidates}),
+     * {@code unlisted} null when every tier is listed.
+     */
+    Stream<TierHit> rank(List<List<Node>> lists, List<Double> weights, List<Node> candidates, Scorer scorer, long k,
+            long exactMax, long uK, UnlistedTiers unlisted) {
+        int[] seen = {0};
         String warning = scorer.warning();
         if (warning != null) {
             Warnings.log(log, warning);
@@ -139,36 +167,20 @@ public class RankTiers {
         for (Node node : unique) {
             uTop.offer(node, scores.get(node));
         }
-        // Tiers given by their entities (options.members): listed here from U's candidates, each
-        // candidate tested once against every such tier over its cached entity list.
-        List<List<Node>> unlisted = unlistedTiers(options, lists.size());
-        if (unlisted != null && unlisted.stream().allMatch(m -> m == null)) {
-            unlisted = null; // every tier listed: nothing to walk, no schema needed
-        }
-        try (TierWalk walk = unlisted == null ? null : TierWalk.open(db, tx, guard,
-                stringOption(options, "chunkLabel"), stringOption(options, "entityLabel"),
-                stringOption(options, "mentions"), stringOption(options, "direction"))) {
-            LongSet[] sets = walk == null ? null : walk.memberSets(unlisted);
-            if (sets != null) {
-                for (int i = 0; i < sets.length; i++) {
-                    if (sets[i] != null) {
-                        lists.set(i, new ArrayList<>());
-                    }
-                }
-                for (Node node : unique) {
-                    for (Long i : walk.tiersMentioned(node.getId(), sets)) {
-                        lists.get(i.intValue()).add(node);
-                    }
+        // Tiers given by their entities: listed here from U's candidates, each candidate tested
+        // once against every such tier over its cached entity list.
+        if (unlisted != null) {
+            for (int i = 0; i < lists.size(); i++) {
+                if (unlisted.given(i)) {
+                    lists.set(i, new ArrayList<>());
                 }
             }
-            return ranked(lists, weights, unique, fromIndex, uTop, scores, scorer, k, exactMax, seen, warning,
-                    walk, sets);
+            for (Node node : unique) {
+                for (Long i : unlisted.of(node)) {
+                    lists.get(i.intValue()).add(node);
+                }
+            }
         }
-    }
-
-    private Stream<TierHit> ranked(List<List<Node>> lists, List<Double> weights, List<Node> unique,
-            Set<Node> fromIndex, TopK uTop, Map<Node, Double> scores, Scorer scorer, long k, long exactMax,
-            int[] seen, String warning, TierWalk walk, LongSet[] sets) {
         Map<Node, TierHit> hits = new LinkedHashMap<>();
         uTop.sorted().forEach(s -> hits.putIfAbsent(s.node(), new TierHit(s.node(), s.score(), warning)));
 
@@ -199,8 +211,8 @@ public class RankTiers {
                 }
             }
         }
-        if (sets != null) {
-            testUnlisted(hits, fromIndex, walk, sets);
+        if (unlisted != null) {
+            testUnlisted(hits, fromIndex, unlisted);
         }
         for (TierHit hit : hits.values()) {
             if (!hit.memberOf.isEmpty()) {
@@ -216,8 +228,7 @@ public class RankTiers {
      * (cypher/select_mentioned.cypher). Null when the option is absent.
      */
     @SuppressWarnings("unchecked")
-    static List<List<Node>> unlistedTiers(Map<String, Object> options, int tiers) {
-        Object value = options == null ? null : options.get("members");
+    static List<List<Node>> unlistedTiers(Object value, int tiers) {
         if (value == null) {
             return null;
         }
@@ -239,12 +250,12 @@ public class RankTiers {
      * unlisted tier (it mentions one of its entities): the caller gave those tiers as their members
      * among U's candidates only, so test the others here, and keep memberOf ascending.
      */
-    private void testUnlisted(Map<Node, TierHit> hits, Set<Node> fromIndex, TierWalk walk, LongSet[] sets) {
+    private static void testUnlisted(Map<Node, TierHit> hits, Set<Node> fromIndex, UnlistedTiers unlisted) {
         for (TierHit hit : hits.values()) {
             if (fromIndex.contains(hit.node)) {
                 continue;
             }
-            List<Long> more = walk.tiersMentioned(hit.node.getId(), sets);
+            List<Long> more = unlisted.of(hit.node);
             if (more.isEmpty()) {
                 continue;
             }
