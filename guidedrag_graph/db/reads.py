@@ -264,6 +264,9 @@ class FlightLock:
 
 
 _TASKS: set[asyncio.Task[Any]] = set()
+# The threads ``spawn`` started, while they exist: a caller (a test reading the reads log) can
+# wait for the background reads in flight without knowing who started them or their names.
+SPAWNED: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
 
 
 def spawn(function: Callable[[], None], name: str) -> None:
@@ -276,7 +279,9 @@ def spawn(function: Callable[[], None], name: str) -> None:
         _TASKS.add(task)
         task.add_done_callback(_TASKS.discard)
         return
-    threading.Thread(target=function, name=name, daemon=True).start()
+    thread = threading.Thread(target=function, name=name, daemon=True)
+    thread.start()
+    SPAWNED.add(thread)  # after start: a thread in the set can always be joined
 
 
 def open_async_driver(settings: Settings) -> AsyncDriver:
